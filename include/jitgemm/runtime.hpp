@@ -1,0 +1,69 @@
+// The launch API: a Runtime serves tuned kernels for GemmProblems on one device.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "jitgemm/problem.hpp"
+
+struct CUstream_st;  // the same type as cudaStream_t; nullptr is the default stream
+
+namespace jitgemm {
+
+struct RuntimeOptions {
+  int device = 0;                    // CUDA device ordinal
+  std::string database_path;         // empty: $JITGEMM_TUNING_DB, else the shipped tuning_db
+  std::string cache_dir;             // empty: $JITGEMM_CACHE_DIR, else ~/.cache/jitgemm
+  std::string template_dir;          // empty: $JITGEMM_TEMPLATE_DIR, else the embedded templates
+};
+
+// Which rule chose the kernel of a gemm call.
+enum class ServeRule { Exact, Nearest, Default };
+
+struct ServeCounters {
+  uint64_t exact = 0;    // a record for this device and problem key
+  uint64_t nearest = 0;  // the nearest record of the same kind (op, transposes, precision, alignment)
+  uint64_t fallback = 0; // no usable record: the documented default heuristic
+  uint64_t stale = 0;    // of the above, records whose environment differs (served, flagged)
+};
+
+struct TuneOptions {
+  int jobs = 0;           // parallel NVRTC compiles; 0 = hardware threads
+  int timing_runs = 25;   // median of this many event-timed runs (>= 20)
+  bool write_database = true;
+};
+
+class Runtime {
+ public:
+  explicit Runtime(RuntimeOptions options = {});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+  Runtime(Runtime&&) noexcept;
+  Runtime& operator=(Runtime&&) noexcept;
+
+  // C = alpha * op(A) * op(B) + beta * C on `stream`, asynchronously. A, B, C are device
+  // pointers. Untuned problems use the nearest tuned record or the default heuristic;
+  // this never tunes. Throws InvalidArgument / NotSupported / CudaError.
+  void gemm(const GemmProblem& problem, const float* a, const float* b, float* c,
+            CUstream_st* stream = nullptr);
+
+  // Tunes `problem` on this device (compile every candidate, verify each against the
+  // float64 reference, time the survivors), stores the winner in the database and
+  // serves it from now on. Returns the winner's median time in milliseconds.
+  double tune(const GemmProblem& problem, const TuneOptions& options = {});
+
+  ServeCounters serve_counters() const;
+  ServeRule last_serve_rule() const;
+  std::string device_name() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// "0.1.0"
+std::string_view version() noexcept;
+
+}  // namespace jitgemm
