@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# One call on the GPU machine: build, run the GPU tests, tune the reference problems and
+# the sweep, run the benchmark (jitgemm and cuBLAS side by side) and print the table.
+# Usage: bash bench/device-run.sh [all|test|tune|bench]...   (default: all)
+# Logs, bench/results/<gpu>.json and the tuning database are copied to $OUT when set.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${OUT:-/tmp/jitgemm-out}"
+mkdir -p "$out"
+export JITGEMM_CACHE_DIR="${JITGEMM_CACHE_DIR:-/tmp/jitgemm-cache}"
+export JITGEMM_TUNING_DB="${JITGEMM_TUNING_DB:-$PWD/tuning_db/jitgemm_tuning.json}"
+steps="${*:-all}"
+want() { [[ " $steps " == *" all "* || " $steps " == *" $1 "* ]]; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
+echo "== build"
+if ! JOBS=16 bash scripts/build.sh >"$out/build.log" 2>&1; then
+  tail -60 "$out/build.log"; exit 1
+fi
+status=0
+if want test; then
+  echo "== tests (cpu + gpu)"
+  (cd build && ctest --output-on-failure -j 4 --timeout 1500) >"$out/tests.log" 2>&1 || status=1
+  grep -E "tests passed|tests failed|\*\*\*Failed|Skipped|Not Run" "$out/tests.log" | tail -30
+fi
+if want tune; then
+  echo "== tune"
+  build/jitgemm-tune --reference --jobs 16 2>"$out/tune-progress.log" | tee "$out/tune.log" || status=1
+  build/jitgemm-tune --problems bench/sweep_problems.json --jobs 16 2>>"$out/tune-progress.log" \
+    | tee -a "$out/tune.log" | tail -14 || status=1
+fi
+if want bench; then
+  echo "== bench"
+  build/jitgemm-bench --benchmark_out="$out/bench.json" --benchmark_out_format=json >"$out/bench.log" 2>&1 || status=1
+  tail -16 "$out/bench.log"
+fi
+cp bench/results/*.json "$out/" 2>/dev/null
+cp tuning_db/jitgemm_tuning.json "$out/" 2>/dev/null
+exit $status

@@ -1,0 +1,64 @@
+/* jitgemm C ABI: plain functions and an opaque handle, for C and ctypes callers.
+ * Every function returns a jitgemm_status; on failure jitgemm_last_error() returns the
+ * message of the failure on the calling thread. Conventions as in problem.hpp. */
+#ifndef JITGEMM_JITGEMM_H
+#define JITGEMM_JITGEMM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  JITGEMM_SUCCESS = 0,
+  JITGEMM_INVALID_ARGUMENT = 1,
+  JITGEMM_NOT_SUPPORTED = 2,
+  JITGEMM_CUDA_ERROR = 3,
+  JITGEMM_COMPILE_ERROR = 4,
+  JITGEMM_DATABASE_ERROR = 5,
+  JITGEMM_INTERNAL_ERROR = 6
+} jitgemm_status;
+
+typedef enum { JITGEMM_OP_N = 0, JITGEMM_OP_T = 1 } jitgemm_op;
+typedef enum { JITGEMM_STRUCTURE_GENERAL = 0, JITGEMM_STRUCTURE_SYMMETRIC = 1, JITGEMM_STRUCTURE_LOWER = 2,
+               JITGEMM_STRUCTURE_UPPER = 3 } jitgemm_structure;
+typedef enum { JITGEMM_FILL_FULL = 0, JITGEMM_FILL_LOWER = 1, JITGEMM_FILL_UPPER = 2 } jitgemm_fill;
+typedef enum { JITGEMM_PRECISION_FP32 = 0, JITGEMM_PRECISION_TF32X3 = 1, JITGEMM_PRECISION_TF32 = 2 } jitgemm_precision;
+
+typedef struct {
+  int64_t m, n, k;
+  jitgemm_op trans_a, trans_b;
+  int64_t lda, ldb, ldc; /* 0: tight */
+  float alpha, beta;
+  jitgemm_structure structure_a, structure_b;
+  jitgemm_fill fill;
+  jitgemm_precision precision;
+} jitgemm_problem;
+
+typedef struct jitgemm_runtime_s* jitgemm_runtime;
+
+/* A problem with every field at its default (alpha 1, beta 0, general, full, fp32). */
+jitgemm_problem jitgemm_problem_default(int64_t m, int64_t n, int64_t k);
+
+/* device: CUDA ordinal; database_path, cache_dir: NULL for the defaults. */
+jitgemm_status jitgemm_create(jitgemm_runtime* out, int device, const char* database_path, const char* cache_dir);
+jitgemm_status jitgemm_destroy(jitgemm_runtime runtime);
+
+/* C = alpha op(A) op(B) + beta C on `stream` (a CUstream / cudaStream_t, NULL: default). */
+jitgemm_status jitgemm_gemm(jitgemm_runtime runtime, const jitgemm_problem* problem, const float* a,
+                            const float* b, float* c, void* stream);
+
+/* Tunes `problem` and stores the winner; *median_ms receives its time (may be NULL). */
+jitgemm_status jitgemm_tune(jitgemm_runtime runtime, const jitgemm_problem* problem, double* median_ms);
+
+/* The message of the last failure on this thread ("" if none). Valid until the next call. */
+const char* jitgemm_last_error(void);
+
+const char* jitgemm_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JITGEMM_JITGEMM_H */

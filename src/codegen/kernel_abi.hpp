@@ -1,0 +1,36 @@
+// The argument list every GEMM kernel template takes (the fixed extern "C" signature):
+//   (int M, int N, int K, const float* A, long long lda, const float* B, long long ldb,
+//    float* C, long long ldc, float alpha, float beta)
+// Held by value so the pointers handed to cuLaunchKernel stay valid for the call.
+#pragma once
+
+#include <array>
+
+#include <cuda.h>
+
+#include "jitgemm/problem.hpp"
+
+namespace jitgemm {
+
+struct GemmKernelArgs {
+  int m, n, k;
+  CUdeviceptr a;
+  long long lda;
+  CUdeviceptr b;
+  long long ldb;
+  CUdeviceptr c;
+  long long ldc;
+  float alpha, beta;
+
+  GemmKernelArgs(const GemmProblem& p, CUdeviceptr a_ptr, CUdeviceptr b_ptr, CUdeviceptr c_ptr)
+      : m(static_cast<int>(p.m)), n(static_cast<int>(p.n)), k(static_cast<int>(p.k)), a(a_ptr),
+        lda(p.effective_lda()), b(b_ptr), ldb(p.effective_ldb()), c(c_ptr), ldc(p.effective_ldc()),
+        alpha(p.alpha), beta(p.beta) {}
+
+  // The kernel-parameter array for cuLaunchKernel, in signature order.
+  std::array<void*, 11> pointers() {
+    return {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta};
+  }
+};
+
+}  // namespace jitgemm

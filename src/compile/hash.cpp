@@ -1,0 +1,53 @@
+#include "compile/hash.hpp"
+
+#include <fmt/format.h>
+
+namespace jitgemm {
+namespace {
+
+constexpr std::uint64_t kFnvPrime = 0x100000001b3ull;
+// A different odd multiplier for the second stream, so the two are not shifted copies.
+constexpr std::uint64_t kSecondPrime = 0x00000100000001b3ull ^ 0x9e3779b97f4a7c15ull;
+
+// Final avalanche (the splitmix64 finaliser): spreads every input bit over the output.
+std::uint64_t mix(std::uint64_t x) noexcept {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
+}  // namespace
+
+Hasher& Hasher::add_bytes(std::string_view bytes) noexcept {
+  for (unsigned char c : bytes) {
+    low_ = (low_ ^ c) * kFnvPrime;
+    high_ = (high_ ^ c) * (kSecondPrime | 1);
+  }
+  return *this;
+}
+
+Hasher& Hasher::add(std::string_view part) noexcept {
+  add(static_cast<std::int64_t>(part.size()));
+  add_bytes(part);
+  return *this;
+}
+
+Hasher& Hasher::add(std::int64_t value) noexcept {
+  char bytes[8];
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((static_cast<std::uint64_t>(value) >> (8 * i)) & 0xff);
+  add_bytes(std::string_view(bytes, 8));
+  return *this;
+}
+
+std::string Hasher::hex() const { return fmt::format("{:016x}{:016x}", mix(high_), mix(low_)); }
+
+std::string hash_hex(std::string_view data) {
+  Hasher h;
+  h.add_bytes(data);
+  return h.hex();
+}
+
+}  // namespace jitgemm

@@ -1,0 +1,55 @@
+// DeviceKey and EnvironmentKey: comparison and JSON (see device_key.hpp).
+#include "database/device_key.hpp"
+
+#include <climits>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "database/json_reader.hpp"
+
+namespace jitgemm {
+
+using json_reader::read_int;
+using json_reader::read_string;
+
+std::vector<std::string> environment_differences(const EnvironmentKey& from, const EnvironmentKey& to) {
+  std::vector<std::string> out;
+  if (from.driver_version != to.driver_version)
+    out.push_back(fmt::format("driver_version {} -> {}", from.driver_version, to.driver_version));
+  if (from.nvrtc_version != to.nvrtc_version)
+    out.push_back(fmt::format("nvrtc_version {} -> {}", from.nvrtc_version, to.nvrtc_version));
+  if (from.template_hash != to.template_hash)
+    out.push_back(fmt::format("template_hash {} -> {}", from.template_hash, to.template_hash));
+  if (from.jitgemm_version != to.jitgemm_version)
+    out.push_back(fmt::format("jitgemm_version {} -> {}", from.jitgemm_version, to.jitgemm_version));
+  return out;
+}
+
+void to_json(nlohmann::json& j, const DeviceKey& d) {
+  j = nlohmann::json{{"name", d.name}, {"sm", d.sm}, {"sm_count", d.sm_count}};
+}
+
+void from_json(const nlohmann::json& j, DeviceKey& d) {
+  json_reader::expect_fields(j, {"name", "sm", "sm_count"});
+  d.name = read_string(j, "name");
+  d.sm = static_cast<int>(read_int(j, "sm", 10, 999));
+  d.sm_count = static_cast<int>(read_int(j, "sm_count", 1, 100000));
+}
+
+void to_json(nlohmann::json& j, const EnvironmentKey& e) {
+  j = nlohmann::json{{"driver_version", e.driver_version},
+                     {"nvrtc_version", e.nvrtc_version},
+                     {"template_hash", e.template_hash},
+                     {"jitgemm_version", e.jitgemm_version}};
+}
+
+void from_json(const nlohmann::json& j, EnvironmentKey& e) {
+  json_reader::expect_fields(j, {"driver_version", "nvrtc_version", "template_hash", "jitgemm_version"});
+  e.driver_version = static_cast<int>(read_int(j, "driver_version", 1, INT_MAX));
+  e.nvrtc_version = static_cast<int>(read_int(j, "nvrtc_version", 1, INT_MAX));
+  e.template_hash = read_string(j, "template_hash");
+  e.jitgemm_version = read_string(j, "jitgemm_version");
+}
+
+}  // namespace jitgemm

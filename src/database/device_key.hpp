@@ -1,0 +1,40 @@
+// The device and environment layers of a tuning record's key: which GPU a record was
+// tuned on (DeviceKey, part of the lookup key) and with which software (EnvironmentKey,
+// compared to flag a record as stale; a stale record is still served).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace jitgemm {
+
+struct DeviceKey {
+  std::string name;  // as the driver reports it, e.g. "NVIDIA H100 80GB HBM3"
+  int sm = 0;        // compute capability major * 10 + minor, e.g. 90
+  int sm_count = 0;  // multiprocessors
+
+  friend bool operator==(const DeviceKey&, const DeviceKey&) = default;
+};
+
+struct EnvironmentKey {
+  int driver_version = 0;       // cuDriverGetVersion encoding: 1000 * major + 10 * minor
+  int nvrtc_version = 0;        // same encoding, from nvrtcVersion
+  std::string template_hash;    // hash of the kernel templates the record was tuned with
+  std::string jitgemm_version;  // "0.1.0"
+
+  friend bool operator==(const EnvironmentKey&, const EnvironmentKey&) = default;
+};
+
+// The fields that differ, one line each: "driver_version 12040 -> 12080" (from -> to).
+std::vector<std::string> environment_differences(const EnvironmentKey& from, const EnvironmentKey& to);
+
+// JSON: {"name", "sm", "sm_count"} and {"driver_version", "nvrtc_version",
+// "template_hash", "jitgemm_version"}. from_json checks every field (FieldError).
+void to_json(nlohmann::json& j, const DeviceKey& d);
+void from_json(const nlohmann::json& j, DeviceKey& d);
+void to_json(nlohmann::json& j, const EnvironmentKey& e);
+void from_json(const nlohmann::json& j, EnvironmentKey& e);
+
+}  // namespace jitgemm

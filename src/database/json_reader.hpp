@@ -1,0 +1,106 @@
+// Checked reading of JSON values into typed structs. Every from_json in database/ reads
+// its fields through these helpers, so a bad value raises a FieldError that carries the
+// field path ("config.stages: expected 1..8, got 0"); the database adds the file name
+// and the record index on the way up.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+
+// A JSON value does not fit its typed field. path() is relative to the value being read;
+// whoever read the enclosing value re-throws nested_in(its member name or index).
+class FieldError : public std::runtime_error {
+ public:
+  FieldError(std::string path, std::string problem);
+
+  const std::string& path() const noexcept { return path_; }
+  const std::string& problem() const noexcept { return problem_; }
+
+  // The same error seen from the enclosing value: "stages" inside "config" becomes
+  // "config.stages"; an index segment such as "[3]" joins without a dot.
+  FieldError nested_in(std::string_view segment) const;
+
+ private:
+  std::string path_;
+  std::string problem_;
+};
+
+namespace json_reader {
+
+// "string", "integer", "number", "object", "array", "boolean" or "null".
+std::string type_name(const nlohmann::json& j);
+
+// Throws FieldError unless `j` is an object whose keys are exactly `fields` (a
+// misspelled or unknown field is damage, not something to ignore).
+void expect_fields(const nlohmann::json& j, std::initializer_list<std::string_view> fields);
+
+// The member `key` of object `obj`; FieldError "missing" when absent.
+const nlohmann::json& member(const nlohmann::json& obj, std::string_view key);
+
+// An integer member in [lo, hi]; floats and strings are rejected.
+int64_t read_int(const nlohmann::json& obj, std::string_view key, int64_t lo, int64_t hi);
+// A number member that is > 0 (read_positive) or >= 0 (read_nonnegative).
+double read_positive(const nlohmann::json& obj, std::string_view key);
+double read_nonnegative(const nlohmann::json& obj, std::string_view key);
+bool read_bool(const nlohmann::json& obj, std::string_view key);
+// A string member; an empty string is rejected unless allow_empty.
+std::string read_string(const nlohmann::json& obj, std::string_view key, bool allow_empty = false);
+
+// A string member turned into a value by `parse` (an enum parser, ProblemKey::parse...);
+// the parser's jitgemm::Error becomes a FieldError at `key`.
+template <class Parse>
+auto read_parsed(const nlohmann::json& obj, std::string_view key, Parse parse) {
+  std::string text = read_string(obj, key);
+  try {
+    return parse(text);
+  } catch (const Error& e) {
+    throw FieldError(std::string(key), e.what());
+  }
+}
+
+// An object member read by `from_json(const json&, T&)` (found by ADL); errors inside get
+// `key` prefixed to their path.
+template <class T>
+T read_object(const nlohmann::json& obj, std::string_view key) {
+  const nlohmann::json& value = member(obj, key);
+  T out{};
+  try {
+    from_json(value, out);
+  } catch (const FieldError& e) {
+    throw e.nested_in(key);
+  }
+  return out;
+}
+
+// An array member whose elements are objects read by from_json; errors get "key[i]".
+template <class T>
+std::vector<T> read_array(const nlohmann::json& obj, std::string_view key) {
+  const nlohmann::json& value = member(obj, key);
+  if (!value.is_array())
+    throw FieldError(std::string(key), "expected array, got " + type_name(value));
+  std::vector<T> out;
+  out.reserve(value.size());
+  for (size_t i = 0; i < value.size(); ++i) {
+    T item{};
+    try {
+      from_json(value[i], item);
+    } catch (const FieldError& e) {
+      throw e.nested_in("[" + std::to_string(i) + "]").nested_in(key);
+    }
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+}  // namespace json_reader
+}  // namespace jitgemm

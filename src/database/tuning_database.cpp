@@ -1,0 +1,206 @@
+// TuningDatabase: validation on load, the sorted record set, locked atomic saves and
+// merge (lookup and explain live in tuning_database_lookup.cpp).
+#include "database/tuning_database.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "database/atomic_file.hpp"
+#include "database/json_reader.hpp"
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+
+using nlohmann::json;
+
+namespace {
+
+// A readable file written by a newer jitgemm: never moved aside or replaced.
+class NewerSchemaError : public DatabaseError {
+ public:
+  using DatabaseError::DatabaseError;
+};
+
+// nlohmann messages start with "[json.exception.parse_error.101] "; keep the rest.
+std::string without_exception_tag(const char* what) {
+  std::string_view text(what);
+  size_t end = text.find("] ");
+  return std::string(text.front() == '[' && end != std::string_view::npos ? text.substr(end + 2) : text);
+}
+
+int read_schema_version(const json& j, std::string_view source) {
+  if (!j.is_object())
+    throw DatabaseError(fmt::format("{}: expected a JSON object at the top level, got {}", source,
+                                    json_reader::type_name(j)));
+  auto it = j.find("schema_version");
+  if (it == j.end()) throw DatabaseError(fmt::format("{}: schema_version: missing", source));
+  if (!it->is_number_integer())
+    throw DatabaseError(fmt::format("{}: schema_version: expected integer {}, got {}", source,
+                                    TuningDatabase::kSchemaVersion, it->dump()));
+  int64_t version = it->get<int64_t>();
+  if (version > TuningDatabase::kSchemaVersion)
+    throw NewerSchemaError(fmt::format(
+        "{}: schema_version: expected {}, got {} (written by a newer jitgemm; this version will not modify it)",
+        source, TuningDatabase::kSchemaVersion, version));
+  if (version != TuningDatabase::kSchemaVersion)
+    throw DatabaseError(fmt::format("{}: schema_version: expected {}, got {}", source,
+                                    TuningDatabase::kSchemaVersion, version));
+  return static_cast<int>(version);
+}
+
+const json& records_array(const json& j, std::string_view source) {
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (it.key() != "schema_version" && it.key() != "records")
+      throw DatabaseError(fmt::format("{}: {}: unknown field", source, it.key()));
+  auto it = j.find("records");
+  if (it == j.end()) throw DatabaseError(fmt::format("{}: records: missing", source));
+  if (!it->is_array())
+    throw DatabaseError(fmt::format("{}: records: expected array, got {}", source, json_reader::type_name(*it)));
+  return *it;
+}
+
+bool key_less(const TuningRecord& r, std::string_view key) { return r.key() < key; }
+
+// True when `x` should win over `y` (same key) in a merge.
+bool preferred(const TuningRecord& x, const TuningRecord& y) {
+  if (x.tuned_at != y.tuned_at) return x.tuned_at > y.tuned_at;
+  if (x.timing.median_ms != y.timing.median_ms) return x.timing.median_ms < y.timing.median_ms;
+  return json(x).dump() < json(y).dump();
+}
+
+// "20250131T120000Z": the timestamp in a damaged file's new name (no ':' in file names).
+std::string compact_utc_now() {
+  std::string stamp = format_utc_timestamp(std::chrono::system_clock::now());
+  std::erase(stamp, '-');
+  std::erase(stamp, ':');
+  return stamp;
+}
+
+}  // namespace
+
+TuningDatabase TuningDatabase::load(const std::filesystem::path& path) {
+  std::optional<std::string> text = read_file_if_exists(path);
+  if (!text) return {};
+  return parse(*text, path.string());
+}
+
+TuningDatabase TuningDatabase::parse(std::string_view text, std::string_view source_name) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw DatabaseError(fmt::format("{}: invalid JSON at byte {}: {}", source_name, e.byte,
+                                    without_exception_tag(e.what())));
+  }
+  return from_json(j, source_name);
+}
+
+TuningDatabase TuningDatabase::from_json(const json& j, std::string_view source_name) {
+  read_schema_version(j, source_name);
+  const json& records = records_array(j, source_name);
+  TuningDatabase db;
+  db.records_.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    TuningRecord record;
+    try {
+      jitgemm::from_json(records[i], record);
+    } catch (const FieldError& e) {
+      throw DatabaseError(fmt::format("{}: records[{}]{}{}: {}", source_name, i, e.path().empty() ? "" : ".",
+                                      e.path(), e.problem()));
+    }
+    db.records_.push_back(std::move(record));
+  }
+  std::stable_sort(db.records_.begin(), db.records_.end(),
+                   [](const TuningRecord& a, const TuningRecord& b) { return a.key() < b.key(); });
+  auto dup = std::adjacent_find(db.records_.begin(), db.records_.end(),
+                                [](const TuningRecord& a, const TuningRecord& b) { return a.key() == b.key(); });
+  if (dup != db.records_.end())
+    throw DatabaseError(fmt::format("{}: records: duplicate key \"{}\"", source_name, dup->key()));
+  return db;
+}
+
+json TuningDatabase::to_json() const {
+  return json{{"schema_version", kSchemaVersion}, {"records", records_}};
+}
+
+std::string TuningDatabase::dump() const {
+  nlohmann::ordered_json top;  // schema_version first, then the records
+  top["schema_version"] = kSchemaVersion;
+  top["records"] = nlohmann::ordered_json(json(records_));
+  return top.dump(2) + "\n";
+}
+
+void TuningDatabase::upsert(TuningRecord record) {
+  std::string key = record.key();
+  auto it = std::lower_bound(records_.begin(), records_.end(), key, key_less);
+  if (it != records_.end() && it->key() == key)
+    *it = std::move(record);
+  else
+    records_.insert(it, std::move(record));
+}
+
+bool TuningDatabase::erase(std::string_view key) {
+  auto it = std::lower_bound(records_.begin(), records_.end(), key, key_less);
+  if (it == records_.end() || it->key() != key) return false;
+  records_.erase(it);
+  return true;
+}
+
+const TuningRecord* TuningDatabase::find(std::string_view key) const {
+  auto it = std::lower_bound(records_.begin(), records_.end(), key, key_less);
+  return it != records_.end() && it->key() == key ? &*it : nullptr;
+}
+
+SaveReport TuningDatabase::update(const std::filesystem::path& path,
+                                  const std::function<void(TuningDatabase&)>& edit,
+                                  DamagedFilePolicy on_damaged) {
+  FileLock lock(lock_path_for(path));
+  SaveReport report;
+  TuningDatabase db;
+  if (std::optional<std::string> text = read_file_if_exists(path)) {
+    try {
+      db = parse(*text, path.string());
+    } catch (const NewerSchemaError&) {
+      throw;
+    } catch (const DatabaseError& e) {
+      if (on_damaged == DamagedFilePolicy::Throw) throw;
+      report.moved_aside = move_aside(path, compact_utc_now());
+      report.warning = fmt::format("{} (moved the damaged file aside to {} and started a new database)",
+                                   e.what(), report.moved_aside->string());
+    }
+  }
+  edit(db);
+  write_file_atomically(path, db.dump());
+  report.written = static_cast<int>(db.size());
+  return report;
+}
+
+SaveReport TuningDatabase::save_merged(const std::filesystem::path& path, const std::vector<TuningRecord>& records) {
+  SaveReport report = update(
+      path,
+      [&](TuningDatabase& db) {
+        for (const TuningRecord& record : records) db.upsert(record);
+      },
+      DamagedFilePolicy::MoveAside);
+  report.written = static_cast<int>(records.size());
+  return report;
+}
+
+void TuningDatabase::save(const std::filesystem::path& path) const {
+  FileLock lock(lock_path_for(path));
+  write_file_atomically(path, dump());
+}
+
+TuningDatabase TuningDatabase::merge(const TuningDatabase& a, const TuningDatabase& b) {
+  TuningDatabase out = a;
+  for (const TuningRecord& record : b.records_) {
+    const TuningRecord* existing = out.find(record.key());
+    if (existing == nullptr || preferred(record, *existing)) out.upsert(record);
+  }
+  return out;
+}
+
+}  // namespace jitgemm

@@ -1,0 +1,109 @@
+// The tuning database: TuningRecords sorted by key, loaded with full validation, looked
+// up (exact, then nearest of the same kind, then none) and written atomically under an
+// advisory lock so that concurrent tuners never lose each other's records.
+//
+// File format: {"schema_version": 1, "records": [...]}, 2-space indent, records sorted by
+// key() and their fields by name, so diffs between two files stay readable.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "database/tuning_record.hpp"
+
+namespace jitgemm {
+
+// Which record a lookup serves, and why.
+struct LookupResult {
+  enum class Rule { Exact, Nearest, None };
+  Rule rule = Rule::None;
+  const TuningRecord* record = nullptr;  // null for None; valid until the database changes
+  bool stale = false;                    // record's environment differs from the current one
+  double distance = 0;                   // size distance of a Nearest record (0 for Exact)
+  std::string explanation;               // one line for logs and jitgemm-db explain
+};
+
+std::string_view to_string(LookupResult::Rule rule) noexcept;  // "exact", "nearest", "none"
+
+// How one record relates to a lookup (jitgemm-db explain).
+struct MatchExplanation {
+  enum class Match { Exact, Nearest, No };
+  const TuningRecord* record = nullptr;
+  Match match = Match::No;  // Nearest: could serve as nearest (same device and kind)
+  double distance = 0;      // |log2 m ratio| + |log2 n ratio| + |log2 k ratio|
+  bool chosen = false;      // the record lookup() serves
+  std::vector<std::string> mismatches;    // why it cannot serve: "sm differs (80 vs 90)"
+  bool stale = false;
+  std::vector<std::string> stale_fields;  // environment_differences(record, current)
+};
+
+std::string_view to_string(MatchExplanation::Match match) noexcept;  // "exact", "nearest", "no"
+
+struct SaveReport {
+  int written = 0;  // save_merged: records given; update: records in the file written
+  std::optional<std::filesystem::path> moved_aside;  // where a damaged file was moved
+  std::string warning;                               // says so, for the caller to show
+};
+
+// What update() does when the file on disk fails to load.
+enum class DamagedFilePolicy { MoveAside, Throw };
+
+class TuningDatabase {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // A missing file gives an empty database. Any other problem throws DatabaseError naming
+  // the file and the position: the byte offset of a JSON syntax error, or the record
+  // index and field path ("records[41].config.stages: expected 1..8, got 0"). Never
+  // modifies the file.
+  static TuningDatabase load(const std::filesystem::path& path);
+  // The same checks on text or parsed JSON; `source_name` starts every message.
+  static TuningDatabase parse(std::string_view text, std::string_view source_name);
+  static TuningDatabase from_json(const nlohmann::json& j, std::string_view source_name);
+
+  nlohmann::json to_json() const;
+  std::string dump() const;  // the file's text: to_json() with 2-space indent and a newline
+
+  void upsert(TuningRecord record);  // replaces the record with the same key()
+  bool erase(std::string_view key);  // false when absent
+  const std::vector<TuningRecord>& records() const noexcept { return records_; }
+  const TuningRecord* find(std::string_view key) const;
+  size_t size() const noexcept { return records_.size(); }
+  bool empty() const noexcept { return records_.empty(); }
+
+  // Exact: same device name and sm, equal ProblemKey. Nearest: same device and
+  // problem.same_kind(), smallest size distance (ties: more equal ld classes and vector
+  // widths, then newer tuned_at, then key). Otherwise None.
+  LookupResult lookup(const DeviceKey& device, const ProblemKey& problem,
+                      const EnvironmentKey& current) const;
+  // One entry per record, in records() order.
+  std::vector<MatchExplanation> explain(const DeviceKey& device, const ProblemKey& problem,
+                                        const EnvironmentKey& current) const;
+
+  // Under the lock "<path>.lock": re-reads `path`, upserts `records` (they replace
+  // records with the same key), writes atomically. A damaged file is moved aside to
+  // "<path>.damaged-<UTC timestamp>" and the report says so. A file written by a newer
+  // schema is never replaced: DatabaseError.
+  static SaveReport save_merged(const std::filesystem::path& path, const std::vector<TuningRecord>& records);
+  // Under the same lock: re-reads `path`, applies `edit`, writes atomically.
+  static SaveReport update(const std::filesystem::path& path,
+                           const std::function<void(TuningDatabase&)>& edit,
+                           DamagedFilePolicy on_damaged = DamagedFilePolicy::Throw);
+  // Replaces `path` by this database, atomically, under the same lock.
+  void save(const std::filesystem::path& path) const;
+
+  // Union of a and b; for a key in both, the newer tuned_at wins (ties: the faster
+  // median, then the smaller JSON text), so the result does not depend on the order.
+  static TuningDatabase merge(const TuningDatabase& a, const TuningDatabase& b);
+
+ private:
+  std::vector<TuningRecord> records_;  // sorted by key(), keys unique
+};
+
+}  // namespace jitgemm

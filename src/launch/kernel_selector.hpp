@@ -1,0 +1,25 @@
+// The serving policy of Runtime::gemm: which kernel config runs a problem.
+//   1. exact:   a record for this device and problem key
+//   2. nearest: the closest record of the same kind (precision, transposes, structure,
+//               fill) on this device, by |log2| distance of M, N, K
+//   3. default: codegen's default_config heuristic (documented in candidate_space.hpp)
+// Records whose environment (driver, NVRTC, template hash, jitgemm version) differs are
+// still served and counted as stale; re-tune with jitgemm-tune to refresh them.
+#pragma once
+
+#include "codegen/kernel_config.hpp"
+#include "database/tuning_database.hpp"
+#include "jitgemm/runtime.hpp"
+
+namespace jitgemm {
+
+struct Selection {
+  KernelConfig config;
+  ServeRule rule = ServeRule::Default;
+  bool stale = false;
+};
+
+Selection select_kernel(const TuningDatabase& database, const DeviceKey& device, const ProblemKey& key,
+                        const EnvironmentKey& environment);
+
+}  // namespace jitgemm

@@ -1,0 +1,173 @@
+// Runtime: validate -> select (database) -> module cache -> launch. Tunes only when asked.
+#include "jitgemm/runtime.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+
+#include "codegen/candidate_space.hpp"
+#include "codegen/kernel_abi.hpp"
+#include "codegen/source_render.hpp"
+#include "codegen/template_store.hpp"
+#include "compile/binary_cache.hpp"
+#include "compile/compiler.hpp"
+#include "cuda/context.hpp"
+#include "cuda/device_info.hpp"
+#include "cuda/driver_api.hpp"
+#include "database/tuning_database.hpp"
+#include "jitgemm/error.hpp"
+#include "launch/environment.hpp"
+#include "launch/kernel_cache.hpp"
+#include "launch/kernel_selector.hpp"
+#include "problem/problem_key.hpp"
+#include "tune/tuner.hpp"
+
+#ifndef JITGEMM_VERSION
+#define JITGEMM_VERSION "0.0.0"
+#endif
+#ifndef JITGEMM_SHIPPED_DB
+#define JITGEMM_SHIPPED_DB "tuning_db/jitgemm_tuning.json"
+#endif
+
+namespace jitgemm {
+
+std::string_view version() noexcept { return JITGEMM_VERSION; }
+
+namespace {
+
+std::string first_non_empty(const std::string& option, const char* env, const std::string& fallback) {
+  if (!option.empty()) return option;
+  if (const char* value = std::getenv(env); value != nullptr && *value != '\0') return value;
+  return fallback;
+}
+
+const TemplateStore& templates_for(const std::string& dir, std::unique_ptr<TemplateStore>& owned) {
+  if (dir.empty()) return TemplateStore::active();
+  owned = std::make_unique<TemplateStore>(TemplateStore::from_directory(dir));
+  return *owned;
+}
+
+// Byte extent [begin, end) of a row-major matrix of `rows` rows.
+struct Extent {
+  uintptr_t begin, end;
+};
+Extent extent(const void* p, int64_t rows, int64_t cols, int64_t ld) {
+  const auto begin = reinterpret_cast<uintptr_t>(p);
+  return {begin, begin + sizeof(float) * static_cast<uintptr_t>((rows - 1) * ld + cols)};
+}
+bool overlaps(Extent x, Extent y) { return x.begin < y.end && y.begin < x.end; }
+
+void check_pointers(const GemmProblem& p, const float* a, const float* b, const float* c) {
+  auto check = [](const char* name, const void* ptr) {
+    if (ptr == nullptr) throw InvalidArgument(fmt::format("Runtime::gemm: {} is a null pointer", name));
+    if (reinterpret_cast<uintptr_t>(ptr) % alignof(float) != 0)
+      throw InvalidArgument(
+          fmt::format("Runtime::gemm: {}={} is not 4-byte aligned (float operands need 4-byte alignment)", name, ptr));
+  };
+  check("A", a);
+  check("B", b);
+  check("C", c);
+  const Extent ea = p.trans_a == Op::N ? extent(a, p.m, p.k, p.effective_lda()) : extent(a, p.k, p.m, p.effective_lda());
+  const Extent eb = p.trans_b == Op::N ? extent(b, p.k, p.n, p.effective_ldb()) : extent(b, p.n, p.k, p.effective_ldb());
+  const Extent ec = extent(c, p.m, p.n, p.effective_ldc());
+  if (overlaps(ec, ea)) throw InvalidArgument("Runtime::gemm: C overlaps A (the output must not alias an input)");
+  if (overlaps(ec, eb)) throw InvalidArgument("Runtime::gemm: C overlaps B (the output must not alias an input)");
+}
+
+}  // namespace
+
+struct Runtime::Impl {
+  RuntimeOptions options;
+  cuda::PrimaryContext context;
+  cuda::DeviceInfo info;
+  DeviceKey device;
+  std::unique_ptr<TemplateStore> owned_templates;
+  const TemplateStore& templates;
+  Compiler compiler;
+  KernelCache kernels;
+  std::string database_path;
+  mutable std::mutex database_mutex;
+  TuningDatabase database;
+  EnvironmentKey environment;
+  std::atomic<uint64_t> exact{0}, nearest{0}, fallback{0}, stale{0};
+  std::atomic<int> last_rule{static_cast<int>(ServeRule::Default)};
+
+  explicit Impl(RuntimeOptions opts)
+      : options(std::move(opts)),
+        context(options.device),
+        info(cuda::query_device(options.device)),
+        device(device_key(info)),
+        templates(templates_for(first_non_empty(options.template_dir, "JITGEMM_TEMPLATE_DIR", ""), owned_templates)),
+        compiler(std::filesystem::path(
+            first_non_empty(options.cache_dir, "JITGEMM_CACHE_DIR", BinaryCache::default_dir().string()))),
+        kernels(compiler, templates),
+        database_path(first_non_empty(options.database_path, "JITGEMM_TUNING_DB", JITGEMM_SHIPPED_DB)),
+        database(TuningDatabase::load(database_path)) {
+    const KernelConfig probe = default_config(make_problem_key(GemmProblem{1, 1, 1}));
+    environment = current_environment(info, render_kernel(probe, KernelSpecialization{}, templates).template_hash);
+  }
+
+  void count(const Selection& s) {
+    (s.rule == ServeRule::Exact ? exact : s.rule == ServeRule::Nearest ? nearest : fallback)++;
+    if (s.stale) stale++;
+    last_rule = static_cast<int>(s.rule);
+  }
+};
+
+Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Runtime::~Runtime() = default;
+Runtime::Runtime(Runtime&&) noexcept = default;
+Runtime& Runtime::operator=(Runtime&&) noexcept = default;
+
+void Runtime::gemm(const GemmProblem& problem, const float* a, const float* b, float* c, CUstream_st* stream) {
+  problem.validate("Runtime::gemm");
+  check_pointers(problem, a, b, c);
+  Impl& im = *impl_;
+  im.context.make_current();
+  const ProblemKey key = make_problem_key(problem, a, b, c);
+  Selection selection;
+  {
+    std::lock_guard lock(im.database_mutex);
+    selection = select_kernel(im.database, im.device, key, im.environment);
+  }
+  im.count(selection);
+  const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
+  const LoadedKernel& kernel = im.kernels.get(selection.config, spec);
+  const LaunchGeometry g = launch_geometry(selection.config, problem.m, problem.n, problem.k);
+  GemmKernelArgs args(problem, reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),
+                      reinterpret_cast<CUdeviceptr>(c));
+  auto params = args.pointers();
+  cuda::launch(kernel.function, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes),
+               reinterpret_cast<CUstream>(stream), params.data());
+}
+
+double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {
+  problem.validate("Runtime::tune");
+  Impl& im = *impl_;
+  im.context.make_current();
+  TuneSettings settings;
+  settings.jobs = options.jobs;
+  settings.timing_runs = std::max(20, options.timing_runs);
+  const TuneResult result = tune_problem(problem, im.info, im.compiler, im.templates, settings);
+  if (result.best() == nullptr)
+    throw Error(fmt::format("Runtime::tune: no candidate for {} passed verification ({} tried)", problem.to_string(),
+                            result.candidates.size()));
+  TuningRecord record = make_record(result, im.device, current_environment(im.info, result.template_hash));
+  if (options.write_database) TuningDatabase::save_merged(im.database_path, {record});
+  std::lock_guard lock(im.database_mutex);
+  im.database.upsert(record);
+  return result.best()->timing.median_ms;
+}
+
+ServeCounters Runtime::serve_counters() const {
+  return {impl_->exact.load(), impl_->nearest.load(), impl_->fallback.load(), impl_->stale.load()};
+}
+
+ServeRule Runtime::last_serve_rule() const { return static_cast<ServeRule>(impl_->last_rule.load()); }
+
+std::string Runtime::device_name() const { return impl_->info.name; }
+
+}  // namespace jitgemm

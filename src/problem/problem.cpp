@@ -1,0 +1,112 @@
+// GemmProblem: leading-dimension defaults, validation and names.
+#include "jitgemm/problem.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <climits>
+
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+namespace {
+
+// Row length (the contiguous extent) of each stored operand.
+int64_t row_length_a(const GemmProblem& p) { return p.trans_a == Op::N ? p.k : p.m; }
+int64_t row_length_b(const GemmProblem& p) { return p.trans_b == Op::N ? p.n : p.k; }
+int64_t rows_a(const GemmProblem& p) { return p.trans_a == Op::N ? p.m : p.k; }
+int64_t rows_b(const GemmProblem& p) { return p.trans_b == Op::N ? p.k : p.n; }
+
+template <class Enum, size_t N>
+Enum parse_enum(std::string_view text, std::string_view what,
+                const std::array<std::pair<std::string_view, Enum>, N>& names) {
+  for (const auto& [name, value] : names)
+    if (name == text) return value;
+  std::string accepted;
+  for (const auto& [name, value] : names) accepted += fmt::format("{}'{}'", accepted.empty() ? "" : ", ", name);
+  throw InvalidArgument(fmt::format("{}: '{}' is not one of {}", what, text, accepted));
+}
+
+constexpr std::array<std::pair<std::string_view, Op>, 2> kOpNames{{{"N", Op::N}, {"T", Op::T}}};
+constexpr std::array<std::pair<std::string_view, Structure>, 4> kStructureNames{
+    {{"general", Structure::General}, {"symmetric", Structure::Symmetric},
+     {"lower", Structure::Lower}, {"upper", Structure::Upper}}};
+constexpr std::array<std::pair<std::string_view, Fill>, 3> kFillNames{
+    {{"full", Fill::Full}, {"lower", Fill::Lower}, {"upper", Fill::Upper}}};
+constexpr std::array<std::pair<std::string_view, Precision>, 3> kPrecisionNames{
+    {{"fp32", Precision::FP32}, {"tf32x3", Precision::TF32x3}, {"tf32", Precision::TF32}}};
+
+template <class Enum, size_t N>
+std::string_view name_of(Enum value, const std::array<std::pair<std::string_view, Enum>, N>& names) {
+  for (const auto& [name, v] : names)
+    if (v == value) return name;
+  return "?";
+}
+
+}  // namespace
+
+std::string_view to_string(Op op) noexcept { return name_of(op, kOpNames); }
+std::string_view to_string(Structure s) noexcept { return name_of(s, kStructureNames); }
+std::string_view to_string(Fill f) noexcept { return name_of(f, kFillNames); }
+std::string_view to_string(Precision p) noexcept { return name_of(p, kPrecisionNames); }
+
+Op parse_op(std::string_view text, std::string_view what) { return parse_enum(text, what, kOpNames); }
+Structure parse_structure(std::string_view text, std::string_view what) {
+  return parse_enum(text, what, kStructureNames);
+}
+Fill parse_fill(std::string_view text, std::string_view what) { return parse_enum(text, what, kFillNames); }
+Precision parse_precision(std::string_view text, std::string_view what) {
+  return parse_enum(text, what, kPrecisionNames);
+}
+
+int64_t GemmProblem::effective_lda() const noexcept { return lda != 0 ? lda : row_length_a(*this); }
+int64_t GemmProblem::effective_ldb() const noexcept { return ldb != 0 ? ldb : row_length_b(*this); }
+int64_t GemmProblem::effective_ldc() const noexcept { return ldc != 0 ? ldc : n; }
+
+void GemmProblem::validate(std::string_view where) const {
+  auto fail = [&](const std::string& what) { throw InvalidArgument(fmt::format("{}: {}", where, what)); };
+  constexpr int64_t kMaxDim = INT_MAX;
+  for (auto [name, value] : {std::pair{"M", m}, std::pair{"N", n}, std::pair{"K", k}}) {
+    if (value < 1) fail(fmt::format("{}={} must be >= 1", name, value));
+    if (value > kMaxDim) fail(fmt::format("{}={} exceeds the supported maximum {}", name, value, kMaxDim));
+  }
+  // ld must cover the stored row: `layout` says which storage the rule comes from.
+  auto check_ld = [&](const char* ld_name, int64_t ld, int64_t row_length, int64_t rows, const char* operand,
+                      const char* row_name, const std::string& layout) {
+    if (ld < 0) fail(fmt::format("{}={} must be >= 0 (0 means tight)", ld_name, ld));
+    if (ld != 0 && ld < row_length)
+      fail(fmt::format("{}={} is smaller than {}={} for row-major {}{}", ld_name, ld, row_name, row_length, operand,
+                       layout));
+    const int64_t eff = ld != 0 ? ld : row_length;
+    if (eff > (int64_t{1} << 40) / rows)
+      fail(fmt::format("{}={} with {} rows addresses more than 2^40 elements of {}", ld_name, eff, rows, operand));
+  };
+  check_ld("lda", lda, row_length_a(*this), rows_a(*this), "A", trans_a == Op::N ? "K" : "M",
+           fmt::format(" (trans_a={})", jitgemm::to_string(trans_a)));
+  check_ld("ldb", ldb, row_length_b(*this), rows_b(*this), "B", trans_b == Op::N ? "N" : "K",
+           fmt::format(" (trans_b={})", jitgemm::to_string(trans_b)));
+  check_ld("ldc", ldc, n, m, "C", "N", "");
+  // alpha and beta may be any float, NaN and Inf included: they propagate as IEEE says.
+  if (structure_a != Structure::General)
+    throw NotSupported(fmt::format("{}: structure_a={} is not supported yet (only 'general')", where,
+                                   jitgemm::to_string(structure_a)));
+  if (structure_b != Structure::General)
+    throw NotSupported(fmt::format("{}: structure_b={} is not supported yet (only 'general')", where,
+                                   jitgemm::to_string(structure_b)));
+  if (fill != Fill::Full)
+    throw NotSupported(fmt::format("{}: fill={} is not supported yet (only 'full')", where, jitgemm::to_string(fill)));
+  if (precision != Precision::FP32)
+    throw NotSupported(fmt::format("{}: precision={} is not supported yet (only 'fp32')", where,
+                                   jitgemm::to_string(precision)));
+}
+
+std::string GemmProblem::to_string() const {
+  return fmt::format("{}x{}x{} {}{} {} lda={} ldb={} ldc={} alpha={} beta={}{}{}{}", m, n, k, jitgemm::to_string(trans_a),
+                     jitgemm::to_string(trans_b), jitgemm::to_string(precision), effective_lda(), effective_ldb(),
+                     effective_ldc(), alpha, beta,
+                     structure_a == Structure::General ? "" : fmt::format(" A:{}", jitgemm::to_string(structure_a)),
+                     structure_b == Structure::General ? "" : fmt::format(" B:{}", jitgemm::to_string(structure_b)),
+                     fill == Fill::Full ? "" : fmt::format(" fill:{}", jitgemm::to_string(fill)));
+}
+
+}  // namespace jitgemm

@@ -1,0 +1,28 @@
+#include "problem/reference_problems.hpp"
+
+namespace jitgemm {
+
+std::vector<ReferenceProblem> reference_problems(Precision precision) {
+  auto dense = [&](int64_t m, int64_t n, int64_t k, Op ta, Op tb) {
+    GemmProblem p;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.trans_a = ta;
+    p.trans_b = tb;
+    p.precision = precision;
+    return p;
+  };
+  return {
+      {"largeK", dense(256, 256, 524288, Op::N, Op::N), false,
+       "needs split-K with a deterministic reduction (not in this version)"},
+      // Both operands are symmetric and fully stored, so the dense product computes A @ B.
+      {"symmetric", dense(4096, 4096, 4096, Op::N, Op::N), true, "run as a dense product (structure not exploited)"},
+      {"lowertri", dense(4096, 4096, 4096, Op::N, Op::N), false,
+       "needs triangular operands and a lower fill (not in this version)"},
+      // A is stored K x M: op(A) = A^T read in place.
+      {"transA", dense(2048, 4096, 8192, Op::T, Op::N), true, "general product with op(A) = T"},
+  };
+}
+
+}  // namespace jitgemm

@@ -1,0 +1,36 @@
+// The accuracy contract of each precision mode (reference-problems.md): the largest
+// relative Frobenius error against float64 that a candidate may have and still win.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+
+#include "jitgemm/problem.hpp"
+
+namespace jitgemm {
+
+constexpr double kUnitRoundoff = 5.9604644775390625e-08;  // u = 2^-24
+
+// `cublas_error` is cuBLAS's error on the same inputs: SGEMM for fp32 and tf32x3, the
+// TF32 compute mode for tf32.
+inline double error_tolerance(Precision precision, double cublas_error) {
+  switch (precision) {
+    case Precision::FP32:
+    case Precision::TF32x3: return std::max(2.0 * cublas_error, 4.0 * kUnitRoundoff);
+    case Precision::TF32: return 4.0 * cublas_error;
+  }
+  return 0.0;
+}
+
+// Relative error, unwritten and non-finite counts of one output against float64.
+struct ErrorStats {
+  double rel_error = 0.0;             // ||C - C64||_F / ||C64||_F over finite pairs
+  unsigned long long unwritten = 0;   // C non-finite where C64 is finite
+  unsigned long long mismatched = 0;  // NaN/Inf pattern differs from C64's
+  // NaN never passes; neither does an unwritten element or a wrong NaN/Inf pattern.
+  bool passes(double tolerance) const {
+    return std::isfinite(rel_error) && rel_error <= tolerance && unwritten == 0 && mismatched == 0;
+  }
+};
+
+}  // namespace jitgemm

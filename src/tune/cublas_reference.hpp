@@ -1,0 +1,41 @@
+// cuBLAS as reference and baseline: the float64 product (DGEMM) every candidate is
+// checked against, and SGEMM / TF32 GEMM on the same inputs for the accuracy contract
+// and the speed comparison. Row-major problems map onto column-major cuBLAS by computing
+// C^T = op(B)^T op(A)^T.
+#pragma once
+
+#include <cuda.h>
+
+#include "jitgemm/problem.hpp"
+
+struct cublasContext;
+
+namespace jitgemm {
+
+// Move-only owner of a cublasHandle_t bound to the current context.
+class CublasHandle {
+ public:
+  CublasHandle();
+  ~CublasHandle();
+  CublasHandle(const CublasHandle&) = delete;
+  CublasHandle& operator=(const CublasHandle&) = delete;
+  CublasHandle(CublasHandle&& other) noexcept;
+  CublasHandle& operator=(CublasHandle&& other) noexcept;
+  cublasContext* get() const noexcept { return handle_; }
+
+ private:
+  cublasContext* handle_ = nullptr;
+};
+
+// Which cuBLAS computation stands next to jitgemm.
+enum class CublasMode { Sgemm, Tf32 };
+
+// C64 = alpha * op(A64) op(B64) (beta = 0), all double with the problem's leading dimensions.
+void cublas_dgemm(const CublasHandle& handle, const GemmProblem& p, CUdeviceptr a64, CUdeviceptr b64,
+                  CUdeviceptr c64, CUstream stream);
+
+// C = alpha * op(A) op(B) + beta * C in float32 with cuBLAS (SGEMM or TF32 tensor cores).
+void cublas_sgemm(const CublasHandle& handle, const GemmProblem& p, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c,
+                  CUstream stream, CublasMode mode = CublasMode::Sgemm);
+
+}  // namespace jitgemm

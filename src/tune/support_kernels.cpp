@@ -1,0 +1,84 @@
+#include "tune/support_kernels.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "codegen/template_store.hpp"
+#include "cuda/driver_api.hpp"
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+namespace {
+
+constexpr unsigned kThreads = 256;
+constexpr unsigned kMaxBlocks = 132 * 16;
+
+unsigned blocks_for(int64_t count) {
+  const int64_t blocks = (count + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, kMaxBlocks)));
+}
+
+cuda::Module compile_support(const Compiler& compiler, const TemplateStore& templates) {
+  const std::string source = templates.expand_includes("support/tuning_kernels.cu");
+  CompileOptions options;
+  auto outcome = compiler.compile(source, "tuning_kernels", options);
+  if (!outcome.ok) throw CompileError("support/tuning_kernels.cu failed to compile", outcome.log);
+  return cuda::Module(outcome.kernel.cubin, "support/tuning_kernels.cu");
+}
+
+}  // namespace
+
+SupportKernels::SupportKernels(const Compiler& compiler, const TemplateStore& templates)
+    : module_(compile_support(compiler, templates)),
+      fill_random_(module_.function("fill_random")),
+      fill_value_(module_.function("fill_value")),
+      widen_(module_.function("widen_to_double")),
+      error_sums_(module_.function("error_sums")) {}
+
+void SupportKernels::fill_random(CUdeviceptr out, int64_t rows, int64_t cols, int64_t ld, uint64_t seed,
+                                 RandomKind kind, bool symmetric, float pad_value, CUstream stream) const {
+  long long r = rows, c = cols, l = ld;
+  unsigned long long s = seed;
+  int k = static_cast<int>(kind), sym = symmetric ? 1 : 0;
+  void* args[] = {&out, &r, &c, &l, &s, &k, &sym, &pad_value};
+  cuda::launch(fill_random_, {blocks_for(rows * ld), 1, 1}, {kThreads, 1, 1}, 0, stream, args);
+}
+
+void SupportKernels::fill_value(CUdeviceptr out, int64_t count, float value, CUstream stream) const {
+  long long n = count;
+  void* args[] = {&out, &n, &value};
+  cuda::launch(fill_value_, {blocks_for(count), 1, 1}, {kThreads, 1, 1}, 0, stream, args);
+}
+
+void SupportKernels::widen_to_double(CUdeviceptr in, CUdeviceptr out, int64_t count, CUstream stream) const {
+  long long n = count;
+  void* args[] = {&in, &out, &n};
+  cuda::launch(widen_, {blocks_for(count), 1, 1}, {kThreads, 1, 1}, 0, stream, args);
+}
+
+ErrorStats SupportKernels::error_stats(CUdeviceptr c, int64_t ldc, CUdeviceptr ref, int64_t ldr, int64_t rows,
+                                       int64_t cols, CUdeviceptr scratch, CUstream stream) const {
+  const auto& cu = cuda::driver();
+  JITGEMM_CU(cu.cuMemsetD8Async(scratch, 0, 32, stream), "32 bytes of error sums");
+  CUdeviceptr sums = scratch, counts = scratch + 16;
+  long long lc = ldc, lr = ldr, r = rows, n = cols;
+  void* args[] = {&c, &lc, &ref, &lr, &r, &n, &sums, &counts};
+  cuda::launch(error_sums_, {blocks_for(rows * cols), 1, 1}, {kThreads, 1, 1}, 0, stream, args);
+  unsigned char host[32];
+  JITGEMM_CU(cu.cuStreamSynchronize(stream), "error sums");
+  JITGEMM_CU(cu.cuMemcpyDtoH(host, scratch, 32), "32 bytes of error sums");
+  double diff2, ref2;
+  unsigned long long unwritten, mismatched;
+  std::memcpy(&diff2, host, 8);
+  std::memcpy(&ref2, host + 8, 8);
+  std::memcpy(&unwritten, host + 16, 8);
+  std::memcpy(&mismatched, host + 24, 8);
+  ErrorStats stats;
+  stats.rel_error = ref2 > 0 ? std::sqrt(diff2 / ref2) : (diff2 > 0 ? INFINITY : 0.0);
+  stats.unwritten = unwritten;
+  stats.mismatched = mismatched;
+  return stats;
+}
+
+}  // namespace jitgemm

@@ -1,0 +1,182 @@
+#include "tune/tuner.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "codegen/candidate_space.hpp"
+#include "codegen/kernel_abi.hpp"
+#include "codegen/template_store.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/device_info.hpp"
+#include "cuda/driver_api.hpp"
+#include "cuda/module.hpp"
+#include "cuda/stream.hpp"
+#include "jitgemm/error.hpp"
+#include "tune/accuracy_contract.hpp"
+#include "tune/candidate_compiler.hpp"
+#include "tune/cublas_reference.hpp"
+#include "tune/support_kernels.hpp"
+
+namespace jitgemm {
+
+std::string_view to_string(TuneOutcome outcome) noexcept {
+  switch (outcome) {
+    case TuneOutcome::Ok: return "ok";
+    case TuneOutcome::CompileFailed: return "compile_failed";
+    case TuneOutcome::Spills: return "spills";
+    case TuneOutcome::LaunchFailed: return "launch_failed";
+    case TuneOutcome::WrongResult: return "wrong_result";
+    case TuneOutcome::Skipped: return "skipped";
+  }
+  return "?";
+}
+
+namespace {
+
+int64_t stored_rows_a(const GemmProblem& p) { return p.trans_a == Op::N ? p.m : p.k; }
+int64_t stored_cols_a(const GemmProblem& p) { return p.trans_a == Op::N ? p.k : p.m; }
+int64_t stored_rows_b(const GemmProblem& p) { return p.trans_b == Op::N ? p.k : p.n; }
+int64_t stored_cols_b(const GemmProblem& p) { return p.trans_b == Op::N ? p.n : p.k; }
+
+// Device buffers of one tuning run: operands, output, their float64 copies, scratch.
+struct Workspace {
+  cuda::DeviceBuffer a, b, c, a64, b64, c64, scratch;
+  Workspace(const GemmProblem& p)
+      : a(sizeof(float) * stored_rows_a(p) * p.effective_lda()),
+        b(sizeof(float) * stored_rows_b(p) * p.effective_ldb()),
+        c(sizeof(float) * p.m * p.effective_ldc()),
+        a64(sizeof(double) * stored_rows_a(p) * p.effective_lda()),
+        b64(sizeof(double) * stored_rows_b(p) * p.effective_ldb()),
+        c64(sizeof(double) * p.m * p.effective_ldc()),
+        scratch(64) {}
+};
+
+uint64_t fresh_seed(uint64_t seed) {
+  return seed != 0 ? seed : static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+std::string excerpt(const std::string& log, size_t max = 400) {
+  return log.size() <= max ? log : log.substr(0, max) + "...";
+}
+
+KernelSpecialization specialization_of(const ProblemKey& key) {
+  return {key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
+}
+
+}  // namespace
+
+TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& device, const Compiler& compiler,
+                        const TemplateStore& templates, const TuneSettings& settings,
+                        const TuneProgressCallback& progress) {
+  problem.validate("tune");
+  TuneResult result;
+  result.problem = problem;
+  result.key = make_problem_key(problem);
+  const KernelSpecialization spec = specialization_of(result.key);
+  const std::vector<KernelConfig> configs =
+      settings.candidates.empty() ? candidate_space(result.key) : settings.candidates;
+  auto report = [&](TuneProgress::Phase phase, size_t index, const std::string& name) {
+    if (!progress) return;
+    const auto* best = result.best();
+    progress({phase, index, configs.size(), name, best ? best->timing.median_ms : 0.0,
+              best ? best->config.name() : std::string()});
+  };
+
+  // 1. Compile every candidate in parallel; spills and failures are outcomes.
+  auto compiled = compile_candidates(configs, spec, compiler, templates, settings.jobs,
+                                     [&](size_t done, size_t, const CompiledCandidate& c) {
+                                       report(TuneProgress::Phase::Compiling, done, c.config.name());
+                                     });
+  if (!compiled.empty()) result.template_hash = compiled.front().rendered.template_hash;
+
+  // 2. Fresh random operands (padding NaN) and the float64 reference.
+  const auto& cu = cuda::driver();
+  cuda::Stream stream;
+  Workspace ws(problem);
+  SupportKernels support(compiler, templates);
+  const uint64_t seed = fresh_seed(settings.seed);
+  support.fill_random(ws.a.get(), stored_rows_a(problem), stored_cols_a(problem), problem.effective_lda(), seed,
+                      RandomKind::Uniform01, false, NAN, stream.get());
+  support.fill_random(ws.b.get(), stored_rows_b(problem), stored_cols_b(problem), problem.effective_ldb(),
+                      seed + 1, RandomKind::Uniform01, false, NAN, stream.get());
+  support.widen_to_double(ws.a.get(), ws.a64.get(), stored_rows_a(problem) * problem.effective_lda(), stream.get());
+  support.widen_to_double(ws.b.get(), ws.b64.get(), stored_rows_b(problem) * problem.effective_ldb(), stream.get());
+  CublasHandle cublas;
+  cublas_dgemm(cublas, problem, ws.a64.get(), ws.b64.get(), ws.c64.get(), stream.get());
+
+  // Verification runs with beta = 0 on a NaN-poisoned C: an unwritten element stays NaN.
+  GemmProblem verify_problem = problem;
+  verify_problem.beta = 0.0f;
+  const int64_t c_elements = problem.m * problem.effective_ldc();
+  auto check_output = [&] {
+    return support.error_stats(ws.c.get(), problem.effective_ldc(), ws.c64.get(), problem.effective_ldc(), problem.m,
+                               problem.n, ws.scratch.get(), stream.get());
+  };
+
+  // 3. cuBLAS SGEMM on the same inputs: the accuracy contract and the speed baseline.
+  support.fill_value(ws.c.get(), c_elements, NAN, stream.get());
+  cublas_sgemm(cublas, verify_problem, ws.a.get(), ws.b.get(), ws.c.get(), stream.get());
+  result.cublas_rel_error = check_output().rel_error;
+  result.tolerance = error_tolerance(problem.precision, result.cublas_rel_error);
+  EventTimer timer(static_cast<size_t>(device.l2_bytes));
+  result.cublas_timing = timer.time(
+      [&](CUstream s) { cublas_sgemm(cublas, problem, ws.a.get(), ws.b.get(), ws.c.get(), s); }, stream.get(),
+      settings.warmup_runs, settings.timing_runs);
+
+  // 4. Verify, then time, every candidate that compiled without spills.
+  for (size_t i = 0; i < compiled.size(); ++i) {
+    const CompiledCandidate& cand = compiled[i];
+    CandidateMeasurement m;
+    m.config = cand.config;
+    m.resources = cand.outcome.kernel.resources;
+    if (!cand.outcome.ok) {
+      m.outcome = TuneOutcome::CompileFailed;
+      m.detail = excerpt(cand.outcome.log);
+    } else if (!cand.usable()) {
+      m.outcome = TuneOutcome::Spills;
+      m.detail = fmt::format("{} B spill stores, {} B spill loads, {} B stack", m.resources.spill_store_bytes,
+                             m.resources.spill_load_bytes, m.resources.stack_bytes);
+    } else {
+      report(TuneProgress::Phase::Verifying, i + 1, cand.config.name());
+      try {
+        cuda::Module module(cand.outcome.kernel.cubin, cand.rendered.kernel_name);
+        const cuda::Function fn = module.function(cand.rendered.kernel_name);
+        const LaunchGeometry geometry = launch_geometry(cand.config, problem.m, problem.n, problem.k);
+        auto launch = [&](const GemmProblem& p, CUstream s) {
+          GemmKernelArgs args(p, ws.a.get(), ws.b.get(), ws.c.get());
+          auto params = args.pointers();
+          cuda::launch(fn, {geometry.grid_x, geometry.grid_y, geometry.grid_z}, {geometry.block_x, 1, 1},
+                       static_cast<unsigned>(geometry.smem_bytes), s, params.data());
+        };
+        support.fill_value(ws.c.get(), c_elements, NAN, stream.get());
+        launch(verify_problem, stream.get());
+        const ErrorStats stats = check_output();
+        m.rel_error = stats.rel_error;
+        if (!stats.passes(result.tolerance)) {
+          m.outcome = TuneOutcome::WrongResult;
+          m.detail = fmt::format("error {:.3g} (tolerance {:.3g}), {} unwritten, {} NaN/Inf mismatches",
+                                 stats.rel_error, result.tolerance, stats.unwritten, stats.mismatched);
+        } else {
+          report(TuneProgress::Phase::Timing, i + 1, cand.config.name());
+          m.timing = timer.time([&](CUstream s) { launch(problem, s); }, stream.get(), settings.warmup_runs,
+                                settings.timing_runs);
+          m.outcome = TuneOutcome::Ok;
+        }
+      } catch (const CudaError& e) {
+        m.outcome = TuneOutcome::LaunchFailed;
+        m.detail = e.what();
+      }
+    }
+    result.candidates.push_back(std::move(m));
+    const auto& added = result.candidates.back();
+    if (added.outcome == TuneOutcome::Ok &&
+        (result.winner < 0 || added.timing.median_ms < result.best()->timing.median_ms))
+      result.winner = static_cast<int>(result.candidates.size() - 1);
+  }
+  JITGEMM_CU(cu.cuStreamSynchronize(stream.get()), "end of tuning {}", problem.to_string());
+  report(TuneProgress::Phase::Done, configs.size(), "");
+  return result;
+}
+
+}  // namespace jitgemm

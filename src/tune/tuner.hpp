@@ -1,0 +1,72 @@
+// The tuning loop for one problem: candidates -> parallel compile -> verify each against
+// the float64 reference -> time the survivors -> winner. Reports progress through a
+// callback and returns measurements; it prints nothing and writes no files.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/kernel_config.hpp"
+#include "compile/resource_report.hpp"
+#include "jitgemm/problem.hpp"
+#include "problem/problem_key.hpp"
+#include "tune/event_timer.hpp"
+
+namespace jitgemm {
+
+class Compiler;
+class TemplateStore;
+namespace cuda { struct DeviceInfo; }
+
+// What happened to one candidate (KTT's typed outcomes).
+enum class TuneOutcome { Ok, CompileFailed, Spills, LaunchFailed, WrongResult, Skipped };
+std::string_view to_string(TuneOutcome outcome) noexcept;
+
+struct CandidateMeasurement {
+  KernelConfig config;
+  TuneOutcome outcome = TuneOutcome::Skipped;
+  TimingStats timing;
+  double rel_error = 0;
+  ResourceUsage resources;
+  std::string detail;  // compile log excerpt, error count, launch error...
+};
+
+struct TuneResult {
+  GemmProblem problem;
+  ProblemKey key;
+  std::vector<CandidateMeasurement> candidates;
+  int winner = -1;  // index into candidates; -1 when none passed
+  TimingStats cublas_timing;
+  double cublas_rel_error = 0;
+  double tolerance = 0;
+  std::string template_hash;
+  const CandidateMeasurement* best() const { return winner >= 0 ? &candidates[static_cast<size_t>(winner)] : nullptr; }
+};
+
+struct TuneSettings {
+  int jobs = 0;             // parallel compiles; 0 = hardware threads
+  int warmup_runs = 3;
+  int timing_runs = 25;     // median of these (>= 20)
+  uint64_t seed = 0;        // 0: fresh from the clock
+  // Candidates to try; empty: the problem's full candidate space.
+  std::vector<KernelConfig> candidates;
+};
+
+struct TuneProgress {
+  enum class Phase { Compiling, Verifying, Timing, Done } phase;
+  size_t index = 0, total = 0;
+  std::string candidate;       // config name
+  double best_ms = 0;          // best verified time so far (0: none yet)
+  std::string best_candidate;
+};
+using TuneProgressCallback = std::function<void(const TuneProgress&)>;
+
+// Runs on the current context (the caller makes a PrimaryContext current).
+TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& device, const Compiler& compiler,
+                        const TemplateStore& templates, const TuneSettings& settings,
+                        const TuneProgressCallback& progress = {});
+
+}  // namespace jitgemm

@@ -1,0 +1,49 @@
+// DeviceKey and EnvironmentKey: equality, differences and checked JSON.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "database/device_key.hpp"
+#include "database/json_reader.hpp"
+#include "database/record_samples.hpp"
+
+namespace jitgemm {
+namespace {
+
+using nlohmann::json;
+
+TEST(DeviceKey, RoundTrips) {
+  DeviceKey copy = json(testing::kH100).get<DeviceKey>();
+  EXPECT_EQ(copy, testing::kH100);
+  EnvironmentKey env = json(testing::kEnv).get<EnvironmentKey>();
+  EXPECT_EQ(env, testing::kEnv);
+}
+
+TEST(DeviceKey, RejectsBadValues) {
+  json j = testing::kH100;
+  j["name"] = "";
+  EXPECT_THROW(j.get<DeviceKey>(), FieldError);
+  j = testing::kH100;
+  j["sm_count"] = 0;
+  try {
+    j.get<DeviceKey>();
+    FAIL();
+  } catch (const FieldError& e) {
+    EXPECT_EQ(std::string(e.what()), "sm_count: expected 1..100000, got 0");
+  }
+}
+
+TEST(EnvironmentKey, DifferencesNameEachField) {
+  EnvironmentKey now = testing::kEnv;
+  EXPECT_TRUE(environment_differences(testing::kEnv, now).empty());
+  now.driver_version = 12080;
+  now.template_hash = "tmpl-new";
+  auto diffs = environment_differences(testing::kEnv, now);
+  ASSERT_EQ(diffs.size(), 2u);
+  EXPECT_EQ(diffs[0], "driver_version 12040 -> 12080");
+  EXPECT_EQ(diffs[1], "template_hash tmpl-3f9a1c2e -> tmpl-new");
+  EXPECT_NE(now, testing::kEnv);
+}
+
+}  // namespace
+}  // namespace jitgemm

@@ -1,0 +1,63 @@
+// Realistic TuningRecords for the database tests: every field set to a non-default value
+// so that a round trip that drops or confuses a field fails.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "database/tuning_record.hpp"
+
+namespace jitgemm::testing {
+
+inline const DeviceKey kH100{"NVIDIA H100 80GB HBM3", 90, 132};
+inline const DeviceKey kH200{"NVIDIA H200", 90, 132};
+inline const EnvironmentKey kEnv{12040, 12040, "tmpl-3f9a1c2e", "0.1.0"};
+
+inline ProblemKey sample_problem(int64_t m, int64_t n, int64_t k, Precision precision = Precision::FP32) {
+  ProblemKey p;
+  p.precision = precision;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  return p;
+}
+
+inline KernelConfig sample_config(int block_m = 128, int stages = 3) {
+  KernelConfig c;
+  c.block_m = block_m;
+  c.block_n = 64;
+  c.block_k = 16;
+  c.warps_m = 4;
+  c.warps_n = 2;
+  c.thread_m = 4;
+  c.thread_n = 8;
+  c.stages = stages;
+  c.split_k = 2;
+  c.raster_group = 4;
+  return c;
+}
+
+inline TuningRecord sample_record(const ProblemKey& problem, const DeviceKey& device = kH100,
+                                  std::string tuned_at = "2025-01-15T10:20:30Z", double median_ms = 3.375) {
+  TuningRecord r;
+  r.problem = problem;
+  r.device = device;
+  r.environment = kEnv;
+  r.config = sample_config();
+  r.timing = {median_ms, median_ms * 0.98, median_ms * 1.04, 25, true, median_ms * 1.0625};
+  r.tflops = 2.0 * static_cast<double>(problem.m * problem.n * problem.k) / (median_ms * 1e9);
+  r.accuracy = {2.5e-7, 1e-5, 3.125e-7};
+  r.candidate_count = 5;
+  r.candidates = {
+      {sample_config(), CandidateOutcome::Ok, median_ms, 2.5e-7, 128, 0, ""},
+      {sample_config(64), CandidateOutcome::Ok, median_ms * 1.2, 2.25e-7, 96, 0, ""},
+      {sample_config(256, 4), CandidateOutcome::Spills, 0, 0, 255, 96, "ptxas: 96 bytes spill stores"},
+      {sample_config(128, 8), CandidateOutcome::CompileFailed, 0, 0, 0, 0, "error: too much shared data"},
+      {sample_config(32, 2), CandidateOutcome::WrongResult, 4.5, 0.5, 64, 0, "rel_error 0.5 > 1e-05"},
+  };
+  r.tuned_at = std::move(tuned_at);
+  return r;
+}
+
+}  // namespace jitgemm::testing

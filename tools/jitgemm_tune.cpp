@@ -1,0 +1,256 @@
+// jitgemm-tune: tune one problem (flags), a list (JSON file) or the reference set; show
+// progress and the best so far; print a final table; write the tuning database.
+// Without a GPU it says so, then generates and NVRTC-compiles every candidate for sm_90a
+// and prints their resource use.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include "codegen/candidate_space.hpp"
+#include "codegen/template_store.hpp"
+#include "compile/binary_cache.hpp"
+#include "compile/compiler.hpp"
+#include "cuda/context.hpp"
+#include "cuda/device_info.hpp"
+#include "cuda/driver_api.hpp"
+#include "database/tuning_database.hpp"
+#include "jitgemm/error.hpp"
+#include "jitgemm/runtime.hpp"
+#include "launch/environment.hpp"
+#include "problem/problem_key.hpp"
+#include "problem/reference_problems.hpp"
+#include "table.hpp"
+#include "tune/candidate_compiler.hpp"
+#include "tune/tuner.hpp"
+
+namespace jitgemm {
+namespace {
+
+struct Options {
+  // one problem from flags
+  int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+  std::string trans_a = "N", trans_b = "N", precision = "fp32";
+  float alpha = 1.0f, beta = 0.0f;
+  // or a list / the reference set
+  std::string problems_file;
+  bool reference = false;
+  // how
+  int jobs = 0;
+  int runs = 25;
+  std::string db_path;
+  std::string cache_dir;
+  bool no_write = false;
+  bool compile_only = false;
+  bool sample = false;
+};
+
+struct NamedProblem {
+  std::string id;
+  GemmProblem problem;
+};
+
+GemmProblem problem_from_json(const nlohmann::json& j, const std::string& where) {
+  try {
+    GemmProblem p;
+    p.m = j.at("m").get<int64_t>();
+    p.n = j.at("n").get<int64_t>();
+    p.k = j.at("k").get<int64_t>();
+    p.trans_a = parse_op(j.value("trans_a", "N"), where + ".trans_a");
+    p.trans_b = parse_op(j.value("trans_b", "N"), where + ".trans_b");
+    p.lda = j.value("lda", int64_t{0});
+    p.ldb = j.value("ldb", int64_t{0});
+    p.ldc = j.value("ldc", int64_t{0});
+    p.alpha = j.value("alpha", 1.0f);
+    p.beta = j.value("beta", 0.0f);
+    p.precision = parse_precision(j.value("precision", "fp32"), where + ".precision");
+    return p;
+  } catch (const nlohmann::json::exception& e) {
+    throw InvalidArgument(fmt::format("{}: {}", where, e.what()));
+  }
+}
+
+std::vector<NamedProblem> problems_of(const Options& o) {
+  std::vector<NamedProblem> list;
+  if (o.reference) {
+    for (const auto& r : reference_problems(parse_precision(o.precision, "--precision"))) {
+      if (r.runnable) {
+        list.push_back({r.id, r.problem});
+      } else {
+        fmt::print("skipping reference problem {}: {}\n", r.id, r.note);
+      }
+    }
+  }
+  if (!o.problems_file.empty()) {
+    std::ifstream in(o.problems_file);
+    if (!in) throw InvalidArgument(fmt::format("--problems: cannot open '{}'", o.problems_file));
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InvalidArgument(fmt::format("--problems: {} at byte {}: {}", o.problems_file, e.byte, e.what()));
+    }
+    if (!j.is_array()) throw InvalidArgument(fmt::format("--problems: {} must hold a JSON array", o.problems_file));
+    for (size_t i = 0; i < j.size(); ++i) {
+      const std::string where = fmt::format("{}[{}]", o.problems_file, i);
+      list.push_back({j[i].value("id", fmt::format("problem{}", i)), problem_from_json(j[i], where)});
+    }
+  }
+  if (o.m != 0 || o.n != 0 || o.k != 0) {
+    GemmProblem p;
+    p.m = o.m;
+    p.n = o.n;
+    p.k = o.k;
+    p.trans_a = parse_op(o.trans_a, "--trans-a");
+    p.trans_b = parse_op(o.trans_b, "--trans-b");
+    p.lda = o.lda;
+    p.ldb = o.ldb;
+    p.ldc = o.ldc;
+    p.alpha = o.alpha;
+    p.beta = o.beta;
+    p.precision = parse_precision(o.precision, "--precision");
+    list.push_back({"cli", p});
+  }
+  if (list.empty()) throw InvalidArgument("nothing to tune: give --m/--n/--k, --problems FILE or --reference");
+  for (const auto& np : list) np.problem.validate(np.id);
+  return list;
+}
+
+// A one-line progress bar on stderr: phase, candidate, best so far.
+void draw_progress(const std::string& id, const TuneProgress& p) {
+  static const char* kPhase[] = {"compiling", "verifying", "timing", "done"};
+  const int width = 24;
+  const int filled = p.total ? static_cast<int>(width * p.index / p.total) : width;
+  std::string best = p.best_ms > 0 ? fmt::format("best {:.3f} ms {}", p.best_ms, p.best_candidate) : "best -";
+  fmt::print(stderr, "\r\033[K{} [{}{}] {}/{} {} {}  {}", id, std::string(filled, '#'), std::string(width - filled, '.'),
+             p.index, p.total, kPhase[static_cast<int>(p.phase)], p.candidate, best);
+  if (p.phase == TuneProgress::Phase::Done) fmt::print(stderr, "\n");
+  std::fflush(stderr);
+}
+
+int run_gpu(const Options& o, const std::vector<NamedProblem>& problems, const Compiler& compiler) {
+  cuda::PrimaryContext context(0);
+  const cuda::DeviceInfo info = cuda::query_device(0);
+  fmt::print("device: {} (sm_{}{}, {} SMs), driver {}, NVRTC {}\n", info.name, info.cc_major, info.cc_minor,
+             info.sm_count, info.driver_version, nvrtc_version_string());
+  const std::string db_path = !o.db_path.empty() ? o.db_path
+                              : std::getenv("JITGEMM_TUNING_DB") ? std::getenv("JITGEMM_TUNING_DB")
+                                                                 : "tuning_db/jitgemm_tuning.json";
+  Table table({"problem", "mode", "jitgemm ms", "cuBLAS ms", "ratio", "error vs fp64", "cuBLAS error", "winner",
+               "ok/tried"});
+  std::vector<TuningRecord> records;
+  for (const auto& np : problems) {
+    TuneSettings settings;
+    settings.jobs = o.jobs;
+    settings.timing_runs = std::max(20, o.runs);
+    if (o.sample) settings.candidates = representative_sample(make_problem_key(np.problem));
+    const TuneResult result = tune_problem(np.problem, info, compiler, TemplateStore::active(), settings,
+                                           [&](const TuneProgress& p) { draw_progress(np.id, p); });
+    int ok = 0;
+    for (const auto& c : result.candidates) ok += c.outcome == TuneOutcome::Ok;
+    const auto* best = result.best();
+    if (best == nullptr) {
+      table.add_row({np.id, std::string(to_string(np.problem.precision)), "-", fmt::format("{:.3f}", result.cublas_timing.median_ms),
+                     "-", "-", fmt::format("{:.2e}", result.cublas_rel_error), "none passed",
+                     fmt::format("0/{}", result.candidates.size())});
+      continue;
+    }
+    table.add_row({np.id, std::string(to_string(np.problem.precision)), fmt::format("{:.3f}", best->timing.median_ms),
+                   fmt::format("{:.3f}", result.cublas_timing.median_ms),
+                   fmt::format("{:.2f}x", result.cublas_timing.median_ms / best->timing.median_ms),
+                   fmt::format("{:.2e}", best->rel_error), fmt::format("{:.2e}", result.cublas_rel_error),
+                   best->config.name(), fmt::format("{}/{}", ok, result.candidates.size())});
+    records.push_back(make_record(result, device_key(info), current_environment(info, result.template_hash)));
+  }
+  fmt::print("\n{}", table.render());
+  if (!o.no_write && !records.empty()) {
+    const auto report = TuningDatabase::save_merged(db_path, records);
+    fmt::print("wrote {} record(s) to {}\n", records.size(), db_path);
+    if (!report.warning.empty()) fmt::print(stderr, "warning: {}\n", report.warning);
+  }
+  return 0;
+}
+
+// No GPU: generate and compile every candidate, print registers / smem / spills.
+int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems, const Compiler& compiler) {
+  int unusable = 0, total = 0;
+  for (const auto& np : problems) {
+    const ProblemKey key = make_problem_key(np.problem);
+    const auto configs = o.sample ? representative_sample(key) : candidate_space(key);
+    const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
+    const auto compiled = compile_candidates(configs, spec, compiler, TemplateStore::active(), o.jobs,
+                                             [&](size_t done, size_t count, const CompiledCandidate& c) {
+                                               fmt::print(stderr, "\r\033[K{} compiled {}/{} {}", np.id, done, count,
+                                                          c.config.name());
+                                               std::fflush(stderr);
+                                             });
+    fmt::print(stderr, "\n");
+    Table table({"candidate", "threads", "registers", "smem B", "stack B", "spill B", "compile ms", "status"});
+    for (const auto& c : compiled) {
+      const auto& r = c.outcome.kernel.resources;
+      ++total;
+      unusable += !c.usable();
+      table.add_row({c.config.name(), std::to_string(c.config.threads()), std::to_string(r.registers),
+                     std::to_string(c.rendered.smem_bytes + static_cast<size_t>(r.shared_bytes)),
+                     std::to_string(r.stack_bytes), std::to_string(r.spill_store_bytes + r.spill_load_bytes),
+                     fmt::format("{:.0f}", c.outcome.kernel.compile_ms),
+                     !c.outcome.ok ? "compile failed" : c.usable() ? (c.outcome.kernel.from_cache ? "ok (cached)" : "ok")
+                                                                   : "spills"});
+    }
+    fmt::print("\n{} ({}, key {}): {} candidates\n{}", np.id, np.problem.to_string(), key.canonical(), compiled.size(),
+               table.render());
+  }
+  fmt::print("\n{} candidates compiled for sm_90a, {} unusable (compile failure or spills)\n", total, unusable);
+  return unusable == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace jitgemm
+
+int main(int argc, char** argv) {
+  using namespace jitgemm;
+  CLI::App app{"jitgemm-tune: tune float32 matrix products and write the tuning database"};
+  Options o;
+  app.add_option("--m", o.m, "rows of op(A) and C");
+  app.add_option("--n", o.n, "columns of op(B) and C");
+  app.add_option("--k", o.k, "columns of op(A), rows of op(B)");
+  app.add_option("--trans-a", o.trans_a, "N: A stored M x K; T: A stored K x M")->check(CLI::IsMember({"N", "T"}));
+  app.add_option("--trans-b", o.trans_b, "N: B stored K x N; T: B stored N x K")->check(CLI::IsMember({"N", "T"}));
+  app.add_option("--lda", o.lda, "leading dimension of A (0: tight)");
+  app.add_option("--ldb", o.ldb, "leading dimension of B (0: tight)");
+  app.add_option("--ldc", o.ldc, "leading dimension of C (0: tight)");
+  app.add_option("--alpha", o.alpha, "alpha");
+  app.add_option("--beta", o.beta, "beta");
+  app.add_option("--precision", o.precision, "fp32 | tf32x3 | tf32")->check(CLI::IsMember({"fp32", "tf32x3", "tf32"}));
+  app.add_option("--problems", o.problems_file, "JSON array of problems ({m,n,k,trans_a,trans_b,lda,...,id})")
+      ->check(CLI::ExistingFile);
+  app.add_flag("--reference", o.reference, "tune the reference problems of reference-problems.md");
+  app.add_option("--jobs,-j", o.jobs, "parallel NVRTC compiles (0: all cores)")->check(CLI::Range(0, 256));
+  app.add_option("--runs", o.runs, "timed runs per candidate (median; >= 20)")->check(CLI::Range(20, 10000));
+  app.add_option("--db", o.db_path, "tuning database file (default $JITGEMM_TUNING_DB or tuning_db/jitgemm_tuning.json)");
+  app.add_option("--cache-dir", o.cache_dir, "NVRTC binary cache directory (default $JITGEMM_CACHE_DIR or ~/.cache/jitgemm)");
+  app.add_flag("--no-write", o.no_write, "do not write the tuning database");
+  app.add_flag("--compile-only", o.compile_only, "only generate and compile the candidates (what runs without a GPU)");
+  app.add_flag("--sample", o.sample, "a representative sample of the candidates instead of all");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    const auto problems = problems_of(o);
+    const Compiler compiler(std::filesystem::path(!o.cache_dir.empty() ? o.cache_dir : BinaryCache::default_dir().string()));
+    std::string reason;
+    if (o.compile_only) return run_compile_only(o, problems, compiler);
+    if (!cuda::gpu_available(&reason)) {
+      fmt::print("No GPU: {}. Not tuning; generating and compiling every candidate for sm_90a instead.\n", reason);
+      return run_compile_only(o, problems, compiler);
+    }
+    return run_gpu(o, problems, compiler);
+  } catch (const CompileError& e) {
+    fmt::print(stderr, "jitgemm-tune: {}\n{}\n", e.what(), e.log());
+  } catch (const Error& e) {
+    fmt::print(stderr, "jitgemm-tune: {}\n", e.what());
+  }
+  return 2;
+}
