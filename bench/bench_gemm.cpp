@@ -24,6 +24,7 @@
 #include "cuda/stream.hpp"
 #include "jitgemm/runtime.hpp"
 #include "launch/environment.hpp"
+#include "problem/problem_list.hpp"
 #include "problem/reference_problems.hpp"
 #include "tune/cublas_reference.hpp"
 #include "tune/event_timer.hpp"
@@ -116,19 +117,8 @@ std::vector<std::pair<std::string, GemmProblem>> bench_problems() {
   std::vector<std::pair<std::string, GemmProblem>> list;
   for (const auto& r : reference_problems(Precision::FP32))
     if (r.runnable) list.emplace_back(r.id, r.problem);
-  auto dense = [](int64_t m, int64_t n, int64_t k, Op ta, Op tb) {
-    GemmProblem p;
-    p.m = m, p.n = n, p.k = k, p.trans_a = ta, p.trans_b = tb;
-    return p;
-  };
-  const std::vector<GemmProblem> sweep = {
-      dense(512, 512, 512, Op::N, Op::N),    dense(1000, 1000, 1000, Op::N, Op::N),
-      dense(1537, 1537, 1537, Op::N, Op::N), dense(2048, 2048, 2048, Op::N, Op::N),
-      dense(4096, 4096, 4096, Op::N, Op::N), dense(4096, 4096, 4096, Op::N, Op::T),
-      dense(4096, 4096, 4096, Op::T, Op::T), dense(3001, 2999, 1025, Op::T, Op::N),
-      dense(8192, 8192, 8192, Op::N, Op::N)};
-  for (const auto& p : sweep)
-    list.emplace_back(fmt::format("dense_{}x{}x{}_{}{}", p.m, p.n, p.k, to_string(p.trans_a), to_string(p.trans_b)), p);
+  for (auto& np : load_problem_list(JITGEMM_SOURCE_DIR "/bench/sweep_problems.json"))
+    list.emplace_back(np.id, np.problem);
   return list;
 }
 

@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <optional>
 
@@ -23,6 +22,7 @@
 #include "jitgemm/runtime.hpp"
 #include "launch/environment.hpp"
 #include "problem/problem_key.hpp"
+#include "problem/problem_list.hpp"
 #include "problem/reference_problems.hpp"
 #include "table.hpp"
 #include "tune/candidate_compiler.hpp"
@@ -49,31 +49,6 @@ struct Options {
   bool sample = false;
 };
 
-struct NamedProblem {
-  std::string id;
-  GemmProblem problem;
-};
-
-GemmProblem problem_from_json(const nlohmann::json& j, const std::string& where) {
-  try {
-    GemmProblem p;
-    p.m = j.at("m").get<int64_t>();
-    p.n = j.at("n").get<int64_t>();
-    p.k = j.at("k").get<int64_t>();
-    p.trans_a = parse_op(j.value("trans_a", "N"), where + ".trans_a");
-    p.trans_b = parse_op(j.value("trans_b", "N"), where + ".trans_b");
-    p.lda = j.value("lda", int64_t{0});
-    p.ldb = j.value("ldb", int64_t{0});
-    p.ldc = j.value("ldc", int64_t{0});
-    p.alpha = j.value("alpha", 1.0f);
-    p.beta = j.value("beta", 0.0f);
-    p.precision = parse_precision(j.value("precision", "fp32"), where + ".precision");
-    return p;
-  } catch (const nlohmann::json::exception& e) {
-    throw InvalidArgument(fmt::format("{}: {}", where, e.what()));
-  }
-}
-
 std::vector<NamedProblem> problems_of(const Options& o) {
   std::vector<NamedProblem> list;
   if (o.reference) {
@@ -85,21 +60,8 @@ std::vector<NamedProblem> problems_of(const Options& o) {
       }
     }
   }
-  if (!o.problems_file.empty()) {
-    std::ifstream in(o.problems_file);
-    if (!in) throw InvalidArgument(fmt::format("--problems: cannot open '{}'", o.problems_file));
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw InvalidArgument(fmt::format("--problems: {} at byte {}: {}", o.problems_file, e.byte, e.what()));
-    }
-    if (!j.is_array()) throw InvalidArgument(fmt::format("--problems: {} must hold a JSON array", o.problems_file));
-    for (size_t i = 0; i < j.size(); ++i) {
-      const std::string where = fmt::format("{}[{}]", o.problems_file, i);
-      list.push_back({j[i].value("id", fmt::format("problem{}", i)), problem_from_json(j[i], where)});
-    }
-  }
+  if (!o.problems_file.empty())
+    for (auto& np : load_problem_list(o.problems_file)) list.push_back(std::move(np));
   if (o.m != 0 || o.n != 0 || o.k != 0) {
     GemmProblem p;
     p.m = o.m;

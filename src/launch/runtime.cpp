@@ -22,6 +22,7 @@
 #include "launch/environment.hpp"
 #include "launch/kernel_cache.hpp"
 #include "launch/kernel_selector.hpp"
+#include "launch/operand_checks.hpp"
 #include "problem/problem_key.hpp"
 #include "tune/tuner.hpp"
 
@@ -48,33 +49,6 @@ const TemplateStore& templates_for(const std::string& dir, std::unique_ptr<Templ
   if (dir.empty()) return TemplateStore::active();
   owned = std::make_unique<TemplateStore>(TemplateStore::from_directory(dir));
   return *owned;
-}
-
-// Byte extent [begin, end) of a row-major matrix of `rows` rows.
-struct Extent {
-  uintptr_t begin, end;
-};
-Extent extent(const void* p, int64_t rows, int64_t cols, int64_t ld) {
-  const auto begin = reinterpret_cast<uintptr_t>(p);
-  return {begin, begin + sizeof(float) * static_cast<uintptr_t>((rows - 1) * ld + cols)};
-}
-bool overlaps(Extent x, Extent y) { return x.begin < y.end && y.begin < x.end; }
-
-void check_pointers(const GemmProblem& p, const float* a, const float* b, const float* c) {
-  auto check = [](const char* name, const void* ptr) {
-    if (ptr == nullptr) throw InvalidArgument(fmt::format("Runtime::gemm: {} is a null pointer", name));
-    if (reinterpret_cast<uintptr_t>(ptr) % alignof(float) != 0)
-      throw InvalidArgument(
-          fmt::format("Runtime::gemm: {}={} is not 4-byte aligned (float operands need 4-byte alignment)", name, ptr));
-  };
-  check("A", a);
-  check("B", b);
-  check("C", c);
-  const Extent ea = p.trans_a == Op::N ? extent(a, p.m, p.k, p.effective_lda()) : extent(a, p.k, p.m, p.effective_lda());
-  const Extent eb = p.trans_b == Op::N ? extent(b, p.k, p.n, p.effective_ldb()) : extent(b, p.n, p.k, p.effective_ldb());
-  const Extent ec = extent(c, p.m, p.n, p.effective_ldc());
-  if (overlaps(ec, ea)) throw InvalidArgument("Runtime::gemm: C overlaps A (the output must not alias an input)");
-  if (overlaps(ec, eb)) throw InvalidArgument("Runtime::gemm: C overlaps B (the output must not alias an input)");
 }
 
 }  // namespace
@@ -124,7 +98,7 @@ Runtime& Runtime::operator=(Runtime&&) noexcept = default;
 
 void Runtime::gemm(const GemmProblem& problem, const float* a, const float* b, float* c, CUstream_st* stream) {
   problem.validate("Runtime::gemm");
-  check_pointers(problem, a, b, c);
+  check_operands(problem, a, b, c);
   Impl& im = *impl_;
   im.context.make_current();
   const ProblemKey key = make_problem_key(problem, a, b, c);

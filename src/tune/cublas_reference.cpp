@@ -57,7 +57,7 @@ CublasHandle& CublasHandle::operator=(CublasHandle&& other) noexcept {
 void cublas_dgemm(const CublasHandle& handle, const GemmProblem& p, CUdeviceptr a64, CUdeviceptr b64,
                   CUdeviceptr c64, CUstream stream) {
   const auto c = column_major(p);
-  const double alpha = p.alpha, beta = 0.0;
+  const double alpha = p.alpha, beta = p.beta;
   check(cublasSetStream(handle.get(), reinterpret_cast<cudaStream_t>(stream)), "cublasSetStream", "");
   check(cublasDgemm(handle.get(), c.op_first, c.op_second, c.m, c.n, c.k, &alpha,
                     reinterpret_cast<const double*>(b64), c.ld_first, reinterpret_cast<const double*>(a64),

@@ -30,7 +30,8 @@ class CublasHandle {
 // Which cuBLAS computation stands next to jitgemm.
 enum class CublasMode { Sgemm, Tf32 };
 
-// C64 = alpha * op(A64) op(B64) (beta = 0), all double with the problem's leading dimensions.
+// C64 = alpha * op(A64) op(B64) + beta * C64, all double with the problem's leading dimensions
+// (C64 is not read when beta == 0).
 void cublas_dgemm(const CublasHandle& handle, const GemmProblem& p, CUdeviceptr a64, CUdeviceptr b64,
                   CUdeviceptr c64, CUstream stream);
 

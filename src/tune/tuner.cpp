@@ -102,12 +102,11 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
                       seed + 1, RandomKind::Uniform01, false, NAN, stream.get());
   support.widen_to_double(ws.a.get(), ws.a64.get(), stored_rows_a(problem) * problem.effective_lda(), stream.get());
   support.widen_to_double(ws.b.get(), ws.b64.get(), stored_rows_b(problem) * problem.effective_ldb(), stream.get());
-  CublasHandle cublas;
-  cublas_dgemm(cublas, problem, ws.a64.get(), ws.b64.get(), ws.c64.get(), stream.get());
-
   // Verification runs with beta = 0 on a NaN-poisoned C: an unwritten element stays NaN.
   GemmProblem verify_problem = problem;
   verify_problem.beta = 0.0f;
+  CublasHandle cublas;
+  cublas_dgemm(cublas, verify_problem, ws.a64.get(), ws.b64.get(), ws.c64.get(), stream.get());
   const int64_t c_elements = problem.m * problem.effective_ldc();
   auto check_output = [&] {
     return support.error_stats(ws.c.get(), problem.effective_ldc(), ws.c64.get(), problem.effective_ldc(), problem.m,

@@ -10,6 +10,7 @@
 
 #include "database/record_samples.hpp"
 #include "database/tuning_database.hpp"
+#include "jitgemm/error.hpp"
 #include "support/test_support.hpp"
 
 namespace jitgemm {
@@ -74,7 +75,8 @@ TEST(TuningDatabaseLoad, FileIsSortedPrettyAndVersioned) {
   std::string text = three_records().dump();
   EXPECT_EQ(text.rfind("{\n  \"schema_version\": 1,\n  \"records\": [\n    {\n", 0), 0u) << text.substr(0, 80);
   EXPECT_EQ(text.back(), '\n');
-  const auto& records = three_records().records();
+  TuningDatabase db = three_records();
+  const std::vector<TuningRecord>& records = db.records();
   for (size_t i = 1; i < records.size(); ++i) EXPECT_LT(records[i - 1].key(), records[i].key());
   json reversed = valid_json();
   std::reverse(reversed["records"].begin(), reversed["records"].end());

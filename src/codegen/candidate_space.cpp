@@ -1,0 +1,178 @@
+// The fp32 SIMT candidate space, its static pruning, the default heuristic and launch geometry.
+#include "codegen/candidate_space.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <climits>
+
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+namespace {
+
+// Row stride (floats) of a K-outer shared tile: the row plus a pad to 4 (mod 32); the same
+// formula as smem_stride() in kernel_templates/fp32/simt_gemm.cu.
+int smem_stride(int block_x) { return block_x + (36 - block_x % 32) % 32; }
+
+constexpr int kRegisterAllowance = 40;  // addresses, indices, loop state (see estimated_registers)
+constexpr int kH100Sms = 132;           // SMs of an H100 SXM / H200; default_config's wave rule
+constexpr int kSmemReservedPerCta = 1024;
+
+// The lane arrangements a warp may use (lanes along M x along N). 4x8 and 8x4 keep every
+// float4 fragment read of a warp within 128 distinct bytes: one shared-memory wavefront.
+constexpr int kLaneShapes[][2] = {{4, 8}, {8, 4}};
+
+bool allowed_thread_tile(int tm, int tn) {
+  constexpr int kThreadTiles[][2] = {{4, 4}, {4, 8}, {8, 4}, {8, 8}, {8, 16}, {16, 8}};
+  for (const auto& t : kThreadTiles)
+    if (t[0] == tm && t[1] == tn) return true;
+  return false;
+}
+
+int64_t tile_limit(int64_t extent) {
+  // Tiles up to the next power of two of the extent, but 64 always stays available.
+  return std::max<int64_t>(64, static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(extent, 1)))));
+}
+
+KernelConfig simt(int bm, int bn, int bk, int wm, int wn, int tm, int tn, int stages) {
+  KernelConfig c;
+  c.family = KernelFamily::SimtFp32;
+  c.block_m = bm, c.block_n = bn, c.block_k = bk;
+  c.warps_m = wm, c.warps_n = wn;
+  c.thread_m = tm, c.thread_n = tn;
+  c.stages = stages;
+  c.split_k = 1;
+  c.raster_group = 8;
+  return c;
+}
+
+void require_fp32(const ProblemKey& key, std::string_view where) {
+  if (key.precision != Precision::FP32)
+    throw NotSupported(fmt::format("{}: precision {} has no kernel family yet (only fp32)", where,
+                                   to_string(key.precision)));
+}
+
+}  // namespace
+
+size_t shared_memory_bytes(const KernelConfig& c) {
+  const size_t floats_per_stage = static_cast<size_t>(c.block_k) * (smem_stride(c.block_m) + smem_stride(c.block_n));
+  return static_cast<size_t>(c.stages) * floats_per_stage * sizeof(float);
+}
+
+int estimated_registers(const KernelConfig& c) {
+  return c.thread_m * c.thread_n + 2 * (c.thread_m + c.thread_n) + kRegisterAllowance;
+}
+
+int min_ctas_per_sm(const KernelConfig& c, const StaticLimits& limits) {
+  const int threads = std::max(c.threads(), 1);
+  const int regs = (estimated_registers(c) + 7) / 8 * 8;  // registers are allocated in units of 8
+  const int by_regs = limits.registers_per_sm / (threads * regs);
+  const int by_smem = static_cast<int>(limits.smem_per_sm_bytes / (shared_memory_bytes(c) + kSmemReservedPerCta));
+  const int by_threads = limits.max_threads_per_sm / threads;
+  return std::max(1, std::min({by_regs, by_smem, by_threads}));
+}
+
+bool statically_valid(const KernelConfig& c, const StaticLimits& limits, std::string* why) {
+  auto reject = [&](std::string reason) {
+    if (why != nullptr) *why = std::move(reason);
+    return false;
+  };
+  if (c.family != KernelFamily::SimtFp32) return reject(fmt::format("unknown family {}", to_string(c.family)));
+  if (c.block_m < 4 || c.block_n < 4 || c.block_k < 8 || c.warps_m < 1 || c.warps_n < 1 || c.thread_m < 4 ||
+      c.thread_n < 4 || c.stages < 2 || c.raster_group < 1)
+    return reject("a size is below its minimum (block 4, block_k 8, warps 1, thread tile 4, stages 2, group 1)");
+  if (c.split_k != 1) return reject(fmt::format("split_k={}: the simt_fp32 template does not split K", c.split_k));
+  if (c.block_k % 8 != 0) return reject(fmt::format("block_k={} is not a multiple of 8", c.block_k));
+  if (c.block_m % 4 != 0 || c.block_n % 4 != 0)
+    return reject(fmt::format("block {}x{} is not made of float4 columns", c.block_m, c.block_n));
+  if (c.thread_m % 4 != 0 || c.thread_n % 4 != 0)
+    return reject(fmt::format("thread tile {}x{} is not made of float4 fragments", c.thread_m, c.thread_n));
+  if (c.threads() > limits.max_threads)
+    return reject(fmt::format("{} threads exceed {}", c.threads(), limits.max_threads));
+  if (c.block_m % c.warps_m != 0 || c.block_n % c.warps_n != 0)
+    return reject(fmt::format("warps {}x{} do not tile block {}x{}", c.warps_m, c.warps_n, c.block_m, c.block_n));
+  const int warp_m = c.block_m / c.warps_m, warp_n = c.block_n / c.warps_n;
+  if (warp_m % c.thread_m != 0 || warp_n % c.thread_n != 0 || (warp_m / c.thread_m) * (warp_n / c.thread_n) != 32)
+    return reject(fmt::format("thread tile {}x{} does not give 32 lanes on warp tile {}x{}", c.thread_m, c.thread_n,
+                              warp_m, warp_n));
+  const size_t smem = shared_memory_bytes(c);
+  if (smem > limits.max_smem_bytes)
+    return reject(fmt::format("shared memory {} B exceeds {} B", smem, limits.max_smem_bytes));
+  const int regs = estimated_registers(c);
+  if (regs > limits.max_registers_per_thread)
+    return reject(fmt::format("about {} registers per thread exceed {}", regs, limits.max_registers_per_thread));
+  if (static_cast<int64_t>(regs) * c.threads() > limits.registers_per_sm)
+    return reject(fmt::format("about {} registers x {} threads exceed the SM's {}", regs, c.threads(),
+                              limits.registers_per_sm));
+  return true;
+}
+
+std::vector<KernelConfig> candidate_space(const ProblemKey& key, const StaticLimits& limits) {
+  require_fp32(key, "candidate_space");
+  const int64_t max_bm = tile_limit(key.m), max_bn = tile_limit(key.n);
+  std::vector<KernelConfig> out;
+  for (int bm : {64, 128, 256}) {
+    if (bm > max_bm) continue;
+    for (int bn : {64, 128, 256}) {
+      if (bn > max_bn) continue;
+      for (int warps : {4, 8}) {
+        for (int wm = 1; wm <= warps; wm *= 2) {
+          const int wn = warps / wm;
+          if (bm % wm != 0 || bn % wn != 0) continue;
+          for (const auto& lanes : kLaneShapes) {
+            const int warp_m = bm / wm, warp_n = bn / wn;
+            if (warp_m % lanes[0] != 0 || warp_n % lanes[1] != 0) continue;
+            const int tm = warp_m / lanes[0], tn = warp_n / lanes[1];
+            if (!allowed_thread_tile(tm, tn)) continue;
+            for (int bk : {8, 16, 32})
+              for (int stages = 2; stages <= 5; ++stages) {
+                const KernelConfig c = simt(bm, bn, bk, wm, wn, tm, tn, stages);
+                if (statically_valid(c, limits, nullptr)) out.push_back(c);
+              }
+          }
+        }
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const KernelConfig& a, const KernelConfig& b) { return a.name() < b.name(); });
+  return out;
+}
+
+std::vector<KernelConfig> representative_sample(const ProblemKey& key) {
+  require_fp32(key, "representative_sample");
+  return {
+      simt(64, 64, 8, 2, 2, 4, 8, 2),      // smallest tile, one M fragment, 2 stages
+      simt(64, 64, 8, 2, 4, 4, 4, 5),      // 4x4 threads; 256 threads > 128 float4 copies; 5 stages
+      simt(128, 128, 8, 2, 4, 8, 8, 3),    // the default for large problems
+      simt(128, 128, 16, 2, 2, 8, 16, 4),  // 16-wide thread tiles, 4 warps
+      simt(256, 128, 16, 4, 2, 8, 16, 3),  // 256-row tile
+      simt(128, 256, 32, 2, 4, 16, 8, 2),  // 16-high thread tiles, block_k 32, 100 KiB of shared memory
+  };
+}
+
+KernelConfig default_config(const ProblemKey& key) {
+  require_fp32(key, "default_config");
+  const int64_t tiles_128 = ((key.m + 127) / 128) * ((key.n + 127) / 128);
+  if (key.m >= 128 && key.n >= 128 && tiles_128 >= kH100Sms) return simt(128, 128, 8, 2, 4, 8, 8, 3);
+  return simt(64, 64, 8, 2, 2, 4, 8, 3);
+}
+
+LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n, int64_t k) {
+  for (auto [value, name] : {std::pair{m, "M"}, std::pair{n, "N"}, std::pair{k, "K"}})
+    if (value < 1 || value > INT_MAX)
+      throw InvalidArgument(fmt::format("launch_geometry({}): {}={} is outside 1..{} (the kernel takes int sizes)",
+                                        config.name(), name, value, INT_MAX));
+  const int64_t ctas = ((m + config.block_m - 1) / config.block_m) * ((n + config.block_n - 1) / config.block_n);
+  if (ctas > INT_MAX)
+    throw InvalidArgument(fmt::format("launch_geometry({}): {}x{} needs {} CTAs, more than a 1-D grid holds ({})",
+                                      config.name(), m, n, ctas, INT_MAX));
+  LaunchGeometry g;
+  g.grid_x = static_cast<unsigned>(ctas);
+  g.block_x = static_cast<unsigned>(config.threads());
+  g.smem_bytes = shared_memory_bytes(config);
+  return g;
+}
+
+}  // namespace jitgemm

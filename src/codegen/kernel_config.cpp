@@ -1,0 +1,91 @@
+// KernelConfig names and their parser, KernelSpecialization suffixes, the config hash.
+#include "codegen/kernel_config.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <functional>
+
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+namespace {
+
+// Reads a positive decimal integer at the front of `text` and advances past it.
+bool take_int(std::string_view& text, int& out) {
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (ec != std::errc() || ptr == text.data() || out < 1) return false;
+  text.remove_prefix(static_cast<size_t>(ptr - text.data()));
+  return true;
+}
+
+// Consumes `literal` at the front of `text`.
+bool take(std::string_view& text, std::string_view literal) {
+  if (!text.starts_with(literal)) return false;
+  text.remove_prefix(literal.size());
+  return true;
+}
+
+}  // namespace
+
+std::string_view to_string(KernelFamily f) noexcept {
+  switch (f) {
+    case KernelFamily::SimtFp32: return "simt_fp32";
+  }
+  return "?";
+}
+
+KernelFamily parse_kernel_family(std::string_view text, std::string_view what) {
+  if (text == "simt_fp32") return KernelFamily::SimtFp32;
+  throw InvalidArgument(fmt::format("{}: '{}' is not a kernel family (known: 'simt_fp32')", what, text));
+}
+
+std::string KernelConfig::name() const {
+  return fmt::format("{}_{}x{}x{}_w{}x{}_t{}x{}_s{}_k{}_g{}", to_string(family), block_m, block_n, block_k, warps_m,
+                     warps_n, thread_m, thread_n, stages, split_k, raster_group);
+}
+
+KernelConfig KernelConfig::parse(std::string_view name) {
+  // <family>_<bm>x<bn>x<bk>_w<wm>x<wn>_t<tm>x<tn>_s<stages>_k<split_k>_g<raster_group>;
+  // the family itself contains '_', so it is split off at the first "_<digit>".
+  size_t family_end = std::string_view::npos;
+  for (size_t i = 0; i + 1 < name.size(); ++i) {
+    if (name[i] == '_' && name[i + 1] >= '0' && name[i + 1] <= '9') {
+      family_end = i;
+      break;
+    }
+  }
+  const auto fail = [&](std::string_view why) {
+    return InvalidArgument(fmt::format(
+        "kernel config name '{}': {} (expected <family>_<bm>x<bn>x<bk>_w<wm>x<wn>_t<tm>x<tn>_s<stages>_k<split>_g<group>, "
+        "e.g. simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8)",
+        name, why));
+  };
+  if (family_end == std::string_view::npos) throw fail("no tile sizes after the family");
+  KernelConfig c;
+  c.family = parse_kernel_family(name.substr(0, family_end), fmt::format("kernel config name '{}': family", name));
+  std::string_view rest = name.substr(family_end);
+  const bool ok = take(rest, "_") && take_int(rest, c.block_m) && take(rest, "x") && take_int(rest, c.block_n) &&
+                  take(rest, "x") && take_int(rest, c.block_k) && take(rest, "_w") && take_int(rest, c.warps_m) &&
+                  take(rest, "x") && take_int(rest, c.warps_n) && take(rest, "_t") && take_int(rest, c.thread_m) &&
+                  take(rest, "x") && take_int(rest, c.thread_n) && take(rest, "_s") && take_int(rest, c.stages) &&
+                  take(rest, "_k") && take_int(rest, c.split_k) && take(rest, "_g") &&
+                  take_int(rest, c.raster_group) && rest.empty();
+  if (!ok) throw fail(rest.empty() ? "truncated" : fmt::format("unexpected text at '{}'", rest));
+  return c;
+}
+
+std::string KernelSpecialization::suffix() const {
+  return fmt::format("{}{}_v{}v{}v{}", to_string(trans_a), to_string(trans_b), vec_a, vec_b, vec_c);
+}
+
+size_t KernelConfigHash::operator()(const KernelConfig& c) const noexcept {
+  // boost-style combine over every field; configs are few, collisions only cost a probe.
+  size_t h = std::hash<int>{}(static_cast<int>(c.family));
+  for (int v : {c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n, c.thread_m, c.thread_n, c.stages, c.split_k,
+                c.raster_group})
+    h ^= std::hash<int>{}(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+}  // namespace jitgemm

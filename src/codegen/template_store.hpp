@@ -1,0 +1,48 @@
+// template_store.hpp — the kernel templates by path ("fp32/simt_gemm.cu"), embedded in the
+// library at build time or read from a directory for kernel development.
+//
+//   const TemplateStore& store = TemplateStore::active();
+//   std::string unit = store.expand_includes("fp32/simt_gemm.cu");  // one self-contained unit
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace jitgemm {
+
+class TemplateStore {
+ public:
+  // The templates compiled into the library (kernel_templates/ at build time).
+  static const TemplateStore& embedded();
+  // Every *.cu / *.cuh under `root`, keyed by its path relative to root ('/'-separated).
+  // Throws InvalidArgument when root is not a readable directory.
+  static TemplateStore from_directory(const std::filesystem::path& root);
+  // $JITGEMM_TEMPLATE_DIR if set (read once, on the first call), else embedded().
+  static const TemplateStore& active();
+
+  // The text of one template; throws InvalidArgument naming the path when absent.
+  std::string text(std::string_view path) const;
+  bool contains(std::string_view path) const;
+  // Where the templates came from: "embedded" or the directory.
+  const std::string& origin() const noexcept { return origin_; }
+
+  // `path` with every `#include "x"` replaced by the text of template x (a path relative to
+  // the template root, e.g. "common/cp_async.cuh"), recursively, each file at most once;
+  // `#pragma once` lines are dropped and #line directives keep compiler messages pointing at
+  // the original files. `#include <...>` is left alone. Throws InvalidArgument naming the
+  // including file for a quoted include that is not in the store.
+  std::string expand_includes(std::string_view path) const;
+
+ private:
+  TemplateStore(std::map<std::string, std::string, std::less<>> files, std::string origin)
+      : files_(std::move(files)), origin_(std::move(origin)) {}
+  void expand_into(std::string_view path, std::string& out, std::set<std::string, std::less<>>& seen) const;
+
+  std::map<std::string, std::string, std::less<>> files_;
+  std::string origin_;
+};
+
+}  // namespace jitgemm

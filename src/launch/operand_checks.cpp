@@ -1,0 +1,42 @@
+#include "launch/operand_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+namespace {
+
+// Byte extent [begin, end) of a row-major matrix of `rows` rows.
+struct Extent {
+  uintptr_t begin, end;
+};
+Extent extent(const void* p, int64_t rows, int64_t cols, int64_t ld) {
+  const auto begin = reinterpret_cast<uintptr_t>(p);
+  return {begin, begin + sizeof(float) * static_cast<uintptr_t>((rows - 1) * ld + cols)};
+}
+bool overlaps(Extent x, Extent y) { return x.begin < y.end && y.begin < x.end; }
+
+}  // namespace
+
+void check_operands(const GemmProblem& p, const void* a, const void* b, const void* c, std::string_view where) {
+  auto check = [&](const char* name, const void* ptr) {
+    if (ptr == nullptr) throw InvalidArgument(fmt::format("{}: {} is a null pointer", where, name));
+    if (reinterpret_cast<uintptr_t>(ptr) % alignof(float) != 0)
+      throw InvalidArgument(
+          fmt::format("{}: {}={} is not 4-byte aligned (float operands need 4-byte alignment)", where, name, ptr));
+  };
+  check("A", a);
+  check("B", b);
+  check("C", c);
+  const Extent ea = p.trans_a == Op::N ? extent(a, p.m, p.k, p.effective_lda()) : extent(a, p.k, p.m, p.effective_lda());
+  const Extent eb = p.trans_b == Op::N ? extent(b, p.k, p.n, p.effective_ldb()) : extent(b, p.n, p.k, p.effective_ldb());
+  const Extent ec = extent(c, p.m, p.n, p.effective_ldc());
+  if (overlaps(ec, ea)) throw InvalidArgument(fmt::format("{}: C overlaps A (the output must not alias an input)", where));
+  if (overlaps(ec, eb)) throw InvalidArgument(fmt::format("{}: C overlaps B (the output must not alias an input)", where));
+}
+
+
+}  // namespace jitgemm

@@ -1,0 +1,13 @@
+// Checks on the device pointers of a gemm call (before anything touches the GPU): null,
+// float alignment, and the output aliasing an input.
+#pragma once
+
+#include "jitgemm/problem.hpp"
+
+namespace jitgemm {
+
+// Throws InvalidArgument naming the operand. `where` prefixes the message.
+void check_operands(const GemmProblem& p, const void* a, const void* b, const void* c,
+                    std::string_view where = "Runtime::gemm");
+
+}  // namespace jitgemm

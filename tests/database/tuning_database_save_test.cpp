@@ -1,0 +1,173 @@
+// TuningDatabase writes: save_merged keeps other records, moves damaged files aside,
+// refuses newer schemas, leaves no temp files, and concurrent writers lose nothing.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "database/record_samples.hpp"
+#include "database/tuning_database.hpp"
+#include "jitgemm/error.hpp"
+#include "support/test_support.hpp"
+
+namespace jitgemm {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::sample_problem;
+using testing::sample_record;
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Files in `dir` whose names contain `part`.
+int count_files(const fs::path& dir, const std::string& part) {
+  int n = 0;
+  for (const auto& entry : fs::directory_iterator(dir)) n += entry.path().filename().string().find(part) != std::string::npos;
+  return n;
+}
+
+TEST(TuningDatabaseSave, SaveMergedCreatesDirectoryAndKeepsOtherRecords) {
+  fs::path path = fs::path(testing::temp_dir("db_save")) / "nested" / "tuning.json";
+  SaveReport first = TuningDatabase::save_merged(path, {sample_record(sample_problem(64, 64, 64)),
+                                                        sample_record(sample_problem(128, 128, 128))});
+  EXPECT_EQ(first.written, 2);
+  EXPECT_FALSE(first.moved_aside);
+  TuningRecord replacement = sample_record(sample_problem(64, 64, 64));
+  replacement.config.stages = 6;
+  TuningDatabase::save_merged(path, {replacement, sample_record(sample_problem(256, 64, 64))});
+  TuningDatabase db = TuningDatabase::load(path);
+  ASSERT_EQ(db.size(), 3u);
+  EXPECT_EQ(db.find(replacement.key())->config.stages, 6);
+  EXPECT_EQ(count_files(path.parent_path(), ".tmp."), 0);
+  EXPECT_TRUE(fs::exists(path.string() + ".lock"));
+}
+
+TEST(TuningDatabaseSave, DamagedFileIsMovedAsideNotOverwritten) {
+  fs::path dir = testing::temp_dir("db_damaged");
+  fs::path path = dir / "tuning.json";
+  const std::string damaged = "{\"schema_version\": 1, \"records\": [ {\"problem\": ";
+  std::ofstream(path) << damaged;
+  SaveReport report = TuningDatabase::save_merged(path, {sample_record(sample_problem(64, 64, 64))});
+  ASSERT_TRUE(report.moved_aside.has_value());
+  EXPECT_NE(report.moved_aside->filename().string().find("tuning.json.damaged-"), std::string::npos);
+  EXPECT_EQ(read_text(*report.moved_aside), damaged);
+  EXPECT_NE(report.warning.find("invalid JSON at byte"), std::string::npos) << report.warning;
+  EXPECT_NE(report.warning.find(report.moved_aside->string()), std::string::npos) << report.warning;
+  EXPECT_EQ(TuningDatabase::load(path).size(), 1u);
+
+  // A second damaged file in the same second gets its own name.
+  std::ofstream(path, std::ios::trunc) << "garbage";
+  SaveReport again = TuningDatabase::save_merged(path, {sample_record(sample_problem(64, 64, 64))});
+  ASSERT_TRUE(again.moved_aside.has_value());
+  EXPECT_NE(*again.moved_aside, *report.moved_aside);
+  EXPECT_EQ(read_text(*report.moved_aside), damaged);
+  EXPECT_EQ(read_text(*again.moved_aside), "garbage");
+  EXPECT_EQ(count_files(dir, ".damaged-"), 2);
+}
+
+TEST(TuningDatabaseSave, NewerSchemaIsNeverReplaced) {
+  fs::path path = fs::path(testing::temp_dir("db_newer")) / "tuning.json";
+  const std::string newer = R"({"schema_version": 2, "records": [], "shards": []})";
+  std::ofstream(path) << newer;
+  EXPECT_THROW(TuningDatabase::save_merged(path, {sample_record(sample_problem(64, 64, 64))}), DatabaseError);
+  EXPECT_EQ(read_text(path), newer);
+  EXPECT_EQ(count_files(path.parent_path(), ".damaged-"), 0);
+}
+
+TEST(TuningDatabaseSave, UpdateWithThrowPolicyLeavesDamagedFileAlone) {
+  fs::path path = fs::path(testing::temp_dir("db_update")) / "tuning.json";
+  std::ofstream(path) << "[1, 2";
+  EXPECT_THROW(TuningDatabase::update(path, [](TuningDatabase&) {}), DatabaseError);
+  EXPECT_EQ(read_text(path), "[1, 2");
+}
+
+TEST(TuningDatabaseSave, SaveReplacesWholeFile) {
+  fs::path path = fs::path(testing::temp_dir("db_save_whole")) / "tuning.json";
+  TuningDatabase::save_merged(path, {sample_record(sample_problem(64, 64, 64))});
+  TuningDatabase other;
+  other.upsert(sample_record(sample_problem(32, 32, 32)));
+  other.save(path);
+  EXPECT_EQ(TuningDatabase::load(path).records(), other.records());
+}
+
+// Child process body: 25 save_merged calls, one record each. Exit status 0 on success.
+[[noreturn]] void write_records(const fs::path& path, int writer, int start_fd) {
+  char go;
+  (void)!::read(start_fd, &go, 1);  // returns at EOF when the parent closes its end
+  try {
+    for (int i = 0; i < 25; ++i)
+      TuningDatabase::save_merged(path, {sample_record(sample_problem(16 + writer, 16 + i, 16))});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "writer %d: %s\n", writer, e.what());
+    ::_exit(1);
+  }
+  ::_exit(0);
+}
+
+TEST(TuningDatabaseSave, ConcurrentWritersLoseNothing) {
+  fs::path path = fs::path(testing::temp_dir("db_concurrent")) / "tuning.json";
+  int start[2];
+  ASSERT_EQ(::pipe(start), 0);
+  std::vector<pid_t> children;
+  for (int writer = 0; writer < 8; ++writer) {
+    pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::close(start[1]);
+      write_records(path, writer, start[0]);
+    }
+    children.push_back(pid);
+  }
+  ::close(start[0]);
+  ::close(start[1]);  // all writers start together
+  for (pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "writer " << pid << " failed";
+  }
+  TuningDatabase db = TuningDatabase::load(path);
+  EXPECT_EQ(db.size(), 200u);
+  for (int writer = 0; writer < 8; ++writer)
+    for (int i = 0; i < 25; ++i)
+      EXPECT_NE(db.find(sample_record(sample_problem(16 + writer, 16 + i, 16)).key()), nullptr);
+  EXPECT_EQ(count_files(path.parent_path(), ".tmp."), 0);
+}
+
+TEST(TuningDatabaseMerge, KeepsNewerAndIsOrderIndependent) {
+  TuningRecord old_record = sample_record(sample_problem(64, 64, 64), testing::kH100, "2025-01-01T00:00:00Z");
+  TuningRecord new_record = sample_record(sample_problem(64, 64, 64), testing::kH100, "2025-02-01T00:00:00Z");
+  new_record.config.stages = 2;
+  TuningDatabase a, b;
+  a.upsert(old_record);
+  a.upsert(sample_record(sample_problem(32, 32, 32)));
+  b.upsert(new_record);
+  b.upsert(sample_record(sample_problem(128, 32, 32), testing::kH200));
+  TuningDatabase ab = TuningDatabase::merge(a, b);
+  TuningDatabase ba = TuningDatabase::merge(b, a);
+  EXPECT_EQ(ab.size(), 3u);
+  EXPECT_EQ(ab.find(new_record.key())->tuned_at, "2025-02-01T00:00:00Z");
+  EXPECT_EQ(ab.records(), ba.records());
+}
+
+TEST(TuningDatabaseMerge, TiesAreDeterministic) {
+  TuningRecord slow = sample_record(sample_problem(64, 64, 64), testing::kH100, "2025-01-01T00:00:00Z", 2.0);
+  TuningRecord fast = sample_record(sample_problem(64, 64, 64), testing::kH100, "2025-01-01T00:00:00Z", 1.0);
+  TuningDatabase a, b;
+  a.upsert(slow);
+  b.upsert(fast);
+  EXPECT_EQ(TuningDatabase::merge(a, b).records().front(), fast);
+  EXPECT_EQ(TuningDatabase::merge(b, a).records().front(), fast);
+}
+
+}  // namespace
+}  // namespace jitgemm

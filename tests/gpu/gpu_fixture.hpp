@@ -1,0 +1,96 @@
+// What the GPU tests share: one context, cuBLAS, the helper kernels, and a case runner
+// that checks a float32 result against float64 and cuBLAS SGEMM on the same inputs.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "codegen/template_store.hpp"
+#include "compile/compiler.hpp"
+#include "cuda/context.hpp"
+#include "cuda/device_buffer.hpp"
+#include "cuda/device_info.hpp"
+#include "cuda/driver_api.hpp"
+#include "cuda/stream.hpp"
+#include "jitgemm/problem.hpp"
+#include "support/test_support.hpp"
+#include "tune/accuracy_contract.hpp"
+#include "tune/cublas_reference.hpp"
+#include "tune/support_kernels.hpp"
+
+namespace jitgemm::testing {
+
+struct CaseResult {
+  ErrorStats ours;
+  double cublas_error = 0;
+  double tolerance = 0;
+};
+
+class GpuEnvironment {
+ public:
+  GpuEnvironment()
+      : context_(0), info_(cuda::query_device(0)), compiler_(std::filesystem::path(temp_dir("gpu-cache"))),
+        support_(compiler_, TemplateStore::active()) {}
+
+  const cuda::DeviceInfo& info() const { return info_; }
+  const Compiler& compiler() const { return compiler_; }
+  CUstream stream() const { return stream_.get(); }
+
+  // Fills fresh operands (padding NaN, C random or NaN when beta == 0), runs `run` on
+  // them, and compares with float64 and cuBLAS SGEMM on the same inputs.
+  CaseResult run_case(const GemmProblem& p, uint64_t seed, RandomKind kind,
+                      const std::function<void(const float* a, const float* b, float* c)>& run) {
+    const int64_t ra = p.trans_a == Op::N ? p.m : p.k, ca = p.trans_a == Op::N ? p.k : p.m;
+    const int64_t rb = p.trans_b == Op::N ? p.k : p.n, cb = p.trans_b == Op::N ? p.n : p.k;
+    const int64_t lda = p.effective_lda(), ldb = p.effective_ldb(), ldc = p.effective_ldc();
+    cuda::DeviceBuffer a(4 * ra * lda), b(4 * rb * ldb), c0(4 * p.m * ldc), c(4 * p.m * ldc);
+    cuda::DeviceBuffer a64(8 * ra * lda), b64(8 * rb * ldb), c64(8 * p.m * ldc), scratch(64);
+    CUstream s = stream();
+    support_.fill_random(a.get(), ra, ca, lda, seed, kind, false, NAN, s);
+    support_.fill_random(b.get(), rb, cb, ldb, seed * 31 + 1, kind, false, NAN, s);
+    if (p.beta == 0.0f)
+      support_.fill_value(c0.get(), p.m * ldc, NAN, s);  // beta = 0 must ignore NaN in C
+    else
+      support_.fill_random(c0.get(), p.m, p.n, ldc, seed * 17 + 5, kind, false, NAN, s);
+    support_.widen_to_double(a.get(), a64.get(), ra * lda, s);
+    support_.widen_to_double(b.get(), b64.get(), rb * ldb, s);
+    support_.widen_to_double(c0.get(), c64.get(), p.m * ldc, s);
+    cublas_dgemm(cublas_, p, a64.get(), b64.get(), c64.get(), s);
+    auto copy_c0 = [&] {
+      JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(c.get(), c0.get(), c.size(), s), "C0 -> C");
+    };
+    CaseResult result;
+    copy_c0();
+    cublas_sgemm(cublas_, p, a.get(), b.get(), c.get(), s);
+    result.cublas_error = error(p, c, c64, scratch).rel_error;
+    copy_c0();
+    run(reinterpret_cast<const float*>(a.get()), reinterpret_cast<const float*>(b.get()),
+        reinterpret_cast<float*>(c.get()));
+    result.ours = error(p, c, c64, scratch);
+    result.tolerance = error_tolerance(p.precision, result.cublas_error);
+    return result;
+  }
+
+ private:
+  ErrorStats error(const GemmProblem& p, const cuda::DeviceBuffer& c, const cuda::DeviceBuffer& c64,
+                   const cuda::DeviceBuffer& scratch) {
+    return support_.error_stats(c.get(), p.effective_ldc(), c64.get(), p.effective_ldc(), p.m, p.n, scratch.get(),
+                                stream());
+  }
+
+  cuda::PrimaryContext context_;
+  cuda::DeviceInfo info_;
+  Compiler compiler_;
+  SupportKernels support_;
+  CublasHandle cublas_;
+  cuda::Stream stream_;
+};
+
+// One environment per test binary, created on first use (only where a GPU exists).
+GpuEnvironment& gpu();
+
+}  // namespace jitgemm::testing
