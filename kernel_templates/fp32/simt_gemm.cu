@@ -22,6 +22,7 @@ constexpr int THREAD_M = 8, THREAD_N = 8;                  // C elements per thr
 constexpr int STAGES = 3, SPLIT_K = 1, RASTER_GROUP = 8;
 constexpr int TRANS_A = 0, TRANS_B = 0;
 constexpr int VEC_A = 4, VEC_B = 4, VEC_C = 4;             // 4: 16-byte accesses allowed
+constexpr int MIN_CTAS_PER_SM = 1;                          // occupancy the registers must allow
 constexpr int SMEM_BYTES = -1;                              // host's number; < 0: unchecked
 #endif
 
@@ -262,7 +263,7 @@ __device__ __forceinline__ TileCoord tile_coord(int M, int N) {
 // ---- the kernel -------------------------------------------------------------------------
 // Grid: ceil(M/BLOCK_M) * ceil(N/BLOCK_N) CTAs (1-D), THREADS threads, SMEM_TOTAL bytes of
 // dynamic shared memory.
-extern "C" __global__ void __launch_bounds__(THREADS)
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS_PER_SM)
 KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
             const float* __restrict__ B, long long ldb, float* __restrict__ C, long long ldc,
             float alpha, float beta) {

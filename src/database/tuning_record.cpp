@@ -2,6 +2,8 @@
 #include "database/tuning_record.hpp"
 
 #include <array>
+#include <cmath>
+#include <limits>
 #include <ctime>
 #include <utility>
 
@@ -45,6 +47,13 @@ int digits(std::string_view text, size_t pos, size_t n, int lo, int hi) {
     v = v * 10 + (text[i] - '0');
   }
   return v >= lo && v <= hi ? v : -1;
+}
+
+// A candidate's error: a number >= 0, or null for a non-finite one (a kernel that wrote
+// NaN or Inf), read back as +infinity.
+double read_candidate_error(const json& j) {
+  if (json_reader::member(j, "rel_error").is_null()) return std::numeric_limits<double>::infinity();
+  return read_nonnegative(j, "rel_error");
 }
 
 }  // namespace
@@ -113,7 +122,7 @@ void from_json(const json& j, KernelConfig& c) {
 
 void to_json(json& j, const CandidateResult& c) {
   j = json{{"config", c.config},       {"outcome", to_string(c.outcome)},
-           {"median_ms", c.median_ms}, {"rel_error", c.rel_error},
+           {"median_ms", c.median_ms}, {"rel_error", std::isfinite(c.rel_error) ? json(c.rel_error) : json()},
            {"registers", c.registers}, {"spill_bytes", c.spill_bytes},
            {"detail", c.detail}};
 }
@@ -123,8 +132,8 @@ void from_json(const json& j, CandidateResult& c) {
   c.config = json_reader::read_object<KernelConfig>(j, "config");
   c.outcome = json_reader::read_parsed(j, "outcome", [](std::string_view s) { return parse_candidate_outcome(s); });
   c.median_ms = c.outcome == CandidateOutcome::Ok ? read_positive(j, "median_ms") : read_nonnegative(j, "median_ms");
-  c.rel_error = read_nonnegative(j, "rel_error");
-  c.registers = static_cast<int>(read_int(j, "registers", 0, 255));
+  c.rel_error = read_candidate_error(j);
+  c.registers = static_cast<int>(read_int(j, "registers", -1, 255));
   c.spill_bytes = static_cast<int>(read_int(j, "spill_bytes", 0, 1 << 30));
   c.detail = json_reader::read_string(j, "detail", /*allow_empty=*/true);
 }

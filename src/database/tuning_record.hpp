@@ -29,8 +29,9 @@ struct CandidateResult {
   KernelConfig config;
   CandidateOutcome outcome = CandidateOutcome::Ok;
   double median_ms = 0;  // > 0 when ok; 0 when never timed
-  double rel_error = 0;  // against the float64 reference; 0 when never run
-  int registers = 0;     // per thread, from the compiler's resource report
+  double rel_error = 0;  // against the float64 reference; 0 when never run; a non-finite
+                         // error is stored as null and read back as +infinity
+  int registers = 0;     // per thread, from the compiler's resource report; -1: not reported
   int spill_bytes = 0;
   std::string detail;    // first line of a compile log, the failing check, ...
 

@@ -1,0 +1,35 @@
+// source_render.hpp — (template, config, specialization) -> one self-contained CUDA unit.
+//
+// The generated part is only a prologue of constants (BLOCK_M ... VEC_C, KERNEL_NAME) put in
+// front of the template with its includes inlined; the kernel logic lives in the template.
+//
+//   RenderedKernel k = render_kernel(config, KernelSpecialization{Op::T, Op::N, 4, 4, 4});
+//   compiler.compile(k.source, k.kernel_name, options);
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "codegen/kernel_config.hpp"
+#include "codegen/template_store.hpp"
+
+namespace jitgemm {
+
+struct RenderedKernel {
+  std::string kernel_name;    // "jitgemm_" + config.name() + "_" + spec.suffix(); extern "C"
+  std::string source;         // prologue + expanded template
+  int threads = 0;            // blockDim.x
+  size_t smem_bytes = 0;      // dynamic shared memory per CTA
+  std::string template_hash;  // hash_hex of the expanded template, without the prologue
+};
+
+// The template file of a family, e.g. "fp32/simt_gemm.cu".
+std::string_view template_path(KernelFamily family) noexcept;
+
+// Throws InvalidArgument when the config is not statically_valid (the message says why) or
+// the template is missing from the store.
+RenderedKernel render_kernel(const KernelConfig& config, const KernelSpecialization& spec,
+                             const TemplateStore& templates = TemplateStore::active());
+
+}  // namespace jitgemm

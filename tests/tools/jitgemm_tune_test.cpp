@@ -1,0 +1,59 @@
+// jitgemm-tune as a user runs it: help, bad flags, and compile-only mode.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+struct Run {
+  int status;
+  std::string output;
+};
+
+Run run_tool(const std::string& args) {
+  const std::string command = std::string(JITGEMM_BINARY_DIR) + "/jitgemm-tune " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  Run run{-1, ""};
+  if (pipe == nullptr) return run;
+  std::array<char, 4096> buffer{};
+  while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) run.output.append(buffer.data(), n);
+  const int raw = pclose(pipe);
+  run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return run;
+}
+
+TEST(JitgemmTune, HelpListsTheOptions) {
+  const Run r = run_tool("--help");
+  EXPECT_EQ(r.status, 0);
+  for (const char* flag : {"--reference", "--problems", "--jobs", "--db", "--compile-only", "--trans-a"})
+    EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
+}
+
+TEST(JitgemmTune, BadFlagsFailWithAMessage) {
+  Run r = run_tool("--no-such-flag");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("no-such-flag"), std::string::npos) << r.output;
+  r = run_tool("--m 10 --n 10 --k 10 --trans-a X");
+  EXPECT_NE(r.status, 0);
+  r = run_tool("--m 10 --n 0 --k 10 --compile-only");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("N=0 must be >= 1"), std::string::npos) << r.output;
+  r = run_tool("");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("nothing to tune"), std::string::npos) << r.output;
+  r = run_tool("--m 10 --n 10 --k 10 --lda 3 --compile-only");
+  EXPECT_NE(r.output.find("lda=3 is smaller than K=10"), std::string::npos) << r.output;
+}
+
+TEST(JitgemmTune, CompileOnlyPrintsResourcesOfTheSample) {
+  const std::string cache = std::string(JITGEMM_BINARY_DIR) + "/test-tune-cache";
+  const Run r = run_tool("--m 1000 --n 1000 --k 1000 --trans-a T --compile-only --sample --jobs 2 --cache-dir " + cache);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("registers"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("spill"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("0 unusable"), std::string::npos) << r.output;
+}
+
+}  // namespace
