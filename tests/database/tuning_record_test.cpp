@@ -2,6 +2,9 @@
 // with its field path.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "database/json_reader.hpp"
@@ -126,6 +129,17 @@ TEST(TuningRecord, EnumAndKeyErrorsCarryTheFieldPath) {
   std::string problem = error_after([](json& j) { j["problem"] = "gemm.fp64.NN"; });
   EXPECT_EQ(problem.rfind("problem: ", 0), 0u) << problem;
   EXPECT_EQ(error_after([](json& j) { j["problem"] = 42; }), "problem: expected string, got 42");
+}
+
+TEST(TuningRecord, NonFiniteCandidateErrorIsStoredAsNull) {
+  TuningRecord r = sample_record(sample_problem(64, 64, 64));
+  r.candidates[4].rel_error = std::numeric_limits<double>::quiet_NaN();
+  r.candidates[3].registers = -1;  // compile failed: no resource report
+  json j = r;
+  EXPECT_TRUE(j["candidates"][4]["rel_error"].is_null());
+  TuningRecord copy = from_text(j.dump());
+  EXPECT_TRUE(std::isinf(copy.candidates[4].rel_error));
+  EXPECT_EQ(copy.candidates[3].registers, -1);
 }
 
 TEST(TuningRecord, FailedCandidatesMayHaveNoTime) {
