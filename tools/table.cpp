@@ -21,6 +21,9 @@ void append_cell(std::string& line, const std::string& cell, size_t width, bool 
   line += right ? padding + cell : cell + padding;
 }
 
+// "" or "-": takes the alignment of its column.
+bool is_placeholder(std::string_view cell) { return cell.empty() || cell == "-"; }
+
 void trim_right(std::string& line) {
   while (!line.empty() && line.back() == ' ') line.pop_back();
 }
@@ -54,7 +57,7 @@ std::string Table::render() const {
     width[c] = display_width(headers_[c]);
     for (const auto& row : rows_) {
       width[c] = std::max(width[c], display_width(row[c]));
-      numeric_column[c] = numeric_column[c] && (row[c].empty() || is_numeric_cell(row[c]));
+      numeric_column[c] = numeric_column[c] && (is_placeholder(row[c]) || is_numeric_cell(row[c]));
     }
   }
   std::string out;
@@ -62,7 +65,7 @@ std::string Table::render() const {
     std::string line;
     for (size_t c = 0; c < columns; ++c) {
       if (c > 0) line += "  ";
-      bool right = header ? numeric_column[c] : is_numeric_cell(cells[c]);
+      bool right = (numeric_column[c] && (header || is_placeholder(cells[c]))) || is_numeric_cell(cells[c]);
       append_cell(line, cells[c], width[c], right);
     }
     trim_right(line);

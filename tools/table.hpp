@@ -21,8 +21,9 @@ class Table {
   void add_row(std::vector<std::string> cells);
 
   // Columns separated by two spaces. A cell that reads as a number, optionally followed
-  // by "x" or "ms" ("1.03x", "3.4 ms", "2.5e-07"), is right-aligned; so is the header
-  // of a column whose cells all are. Lines end with '\n' and have no trailing spaces.
+  // by "x" or "ms" ("1.03x", "3.4 ms", "2.5e-07"), is right-aligned; so are the header
+  // and the placeholders ("" or "-") of a column whose other cells all are. Lines end
+  // with '\n' and have no trailing spaces.
   std::string render() const;
 
   size_t row_count() const noexcept { return rows_.size(); }

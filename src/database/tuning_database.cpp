@@ -127,9 +127,19 @@ json TuningDatabase::to_json() const {
 }
 
 std::string TuningDatabase::dump() const {
-  nlohmann::ordered_json top;  // schema_version first, then the records
+  // Reading order: what the record is about first, the long candidate list last.
+  static constexpr std::string_view kRecordFields[] = {"problem", "device", "config", "timing", "tflops",
+                                                       "accuracy", "environment", "tuned_at",
+                                                       "candidate_count", "candidates"};
+  nlohmann::ordered_json top;
   top["schema_version"] = kSchemaVersion;
-  top["records"] = nlohmann::ordered_json(json(records_));
+  nlohmann::ordered_json& records = top["records"] = nlohmann::ordered_json::array();
+  for (const TuningRecord& record : records_) {
+    json fields = record;
+    nlohmann::ordered_json ordered;
+    for (std::string_view field : kRecordFields) ordered[std::string(field)] = fields.at(std::string(field));
+    records.push_back(std::move(ordered));
+  }
   return top.dump(2) + "\n";
 }
 

@@ -3,7 +3,8 @@
 // advisory lock so that concurrent tuners never lose each other's records.
 //
 // File format: {"schema_version": 1, "records": [...]}, 2-space indent, records sorted by
-// key() and their fields by name, so diffs between two files stay readable.
+// key() (each opens with its problem, device and config; nested fields sorted by name),
+// so diffs between two files stay readable.
 #pragma once
 
 #include <filesystem>

@@ -1,0 +1,184 @@
+// jitgemm-db end to end: runs the built binary on the fixture databases in
+// tests/fixtures/ and checks output, exit status and that inputs stay untouched.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "support/test_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kBinary = JITGEMM_BINARY_DIR "/jitgemm-db";
+const std::string kFixtures = JITGEMM_SOURCE_DIR "/tests/fixtures/";
+const std::string kSmall = kFixtures + "tuning_small.json";
+const std::string kH100 = "NVIDIA H100 80GB HBM3";
+const std::string kKey4096 =
+    "NVIDIA H100 80GB HBM3|sm90|gemm.fp32.NN.general.general.full.4096x4096x4096.tight.tight.tight.v444";
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quoted(const std::string& arg) {
+  std::string q = "'";
+  for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Runs jitgemm-db with `args` (and an optional "VAR=value " prefix for the environment).
+Result run_db(const std::vector<std::string>& args, const std::string& env = "") {
+  static const std::string dir = jitgemm::testing::temp_dir("jitgemm_db_cli");
+  const std::string out = dir + "/stdout", err = dir + "/stderr";
+  std::string command = env + quoted(kBinary);
+  for (const std::string& arg : args) command += " " + quoted(arg);
+  command += " >" + quoted(out) + " 2>" + quoted(err) + " </dev/null";
+  int raw = std::system(command.c_str());
+  Result r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  r.out = read_text(out);
+  r.err = read_text(err);
+  return r;
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+class JitgemmDb : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(fs::exists(kBinary)) << kBinary << " is not built"; }
+};
+
+TEST_F(JitgemmDb, HelpListsEverySubcommand) {
+  Result r = run_db({"--help"});
+  EXPECT_EQ(r.status, 0);
+  for (const char* sub : {"list", "show", "diff", "merge", "verify", "prune", "explain", "--db"})
+    EXPECT_TRUE(has(r.out, sub)) << sub << "\n" << r.out;
+}
+
+TEST_F(JitgemmDb, BadUsageExitsNonzeroWithAMessage) {
+  Result r = run_db({"--bogus", "list"});
+  EXPECT_NE(r.status, 0);
+  EXPECT_TRUE(has(r.out + r.err, "--bogus")) << r.out << r.err;
+  r = run_db({});
+  EXPECT_NE(r.status, 0);
+  EXPECT_TRUE(has(r.out + r.err, "subcommand")) << r.out << r.err;
+  r = run_db({"--db", kSmall, "explain", "--m", "0", "--n", "1", "--k", "1", "--device", kH100, "--sm", "90"});
+  EXPECT_NE(r.status, 0);
+  r = run_db({"--db", kSmall, "explain", "--m", "64", "--n", "64", "--k", "64", "--trans-a", "X", "--device", kH100,
+              "--sm", "90"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "--trans-a")) << r.err;
+}
+
+TEST_F(JitgemmDb, MissingDatabaseIsAnError) {
+  Result r = run_db({"--db", kFixtures + "no_such.json", "list"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "no_such.json: no such file")) << r.err;
+}
+
+TEST_F(JitgemmDb, ListShowsEveryRecord) {
+  Result r = run_db({"--db", kSmall, "list"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, kKey4096)) << r.out;
+  EXPECT_TRUE(has(r.out, "simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8"));
+  EXPECT_TRUE(has(r.out, "0.82x"));  // cuBLAS 2.781 ms / 3.412 ms
+  EXPECT_TRUE(has(r.out, "5 of 5 records"));
+  r = run_db({"list", "--device", "h200"}, "JITGEMM_TUNING_DB=" + quoted(kSmall) + " ");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "1 of 5 records")) << r.out;
+  EXPECT_FALSE(has(r.out, kH100));
+}
+
+TEST_F(JitgemmDb, ShowPrintsAllFieldsAndSortedCandidates) {
+  Result r = run_db({"--db", kSmall, "show", kKey4096});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* part : {"sm90, 132 SMs", "driver 12080", "templates 5c1e0a9d2b7f4e31", "stages 3",
+                           "median 3.4120 ms", "25 runs", "L2 flushed", "tolerance 1.000e-05",
+                           "2025-06-02T14:05:11Z", "212 tried, 6 listed"})
+    EXPECT_TRUE(has(r.out, part)) << part << "\n" << r.out;
+  size_t ok = r.out.rfind(" ok "), spills = r.out.find(" spills "), wrong = r.out.find(" wrong_result ");
+  ASSERT_NE(spills, std::string::npos);
+  EXPECT_LT(ok, spills);
+  EXPECT_LT(ok, wrong);
+  r = run_db({"--db", kSmall, "show", "4096x4096x4096"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "matches 2 records")) << r.err;
+  r = run_db({"--db", kSmall, "show", "2048x8192x1024"});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+TEST_F(JitgemmDb, VerifyReportsDamageWithFileAndPosition) {
+  const std::string damaged = kFixtures + "tuning_damaged.json", truncated = kFixtures + "tuning_truncated.json";
+  const std::string before = read_text(damaged);
+  Result r = run_db({"verify", kSmall});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(has(r.out, "tuning_small.json: ok: 5 records")) << r.out;
+  r = run_db({"verify", kSmall, damaged, truncated});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "tuning_damaged.json: records[3].config.stages: expected 1..8, got 0")) << r.err;
+  EXPECT_TRUE(has(r.err, "tuning_truncated.json: invalid JSON at byte 2501")) << r.err;
+  EXPECT_EQ(read_text(damaged), before);
+}
+
+TEST_F(JitgemmDb, DiffMergeAndPrune) {
+  const std::string dir = jitgemm::testing::temp_dir("jitgemm_db_edit");
+  const std::string copy = dir + "/copy.json", merged = dir + "/merged.json";
+  fs::copy_file(kSmall, copy);
+  Result r = run_db({"diff", kSmall, copy});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(has(r.out, "identical: 5 records"));
+
+  r = run_db({"--db", copy, "prune", "--device", "NVIDIA H200", "--dry-run"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "would remove 1 of 5")) << r.out;
+  EXPECT_EQ(read_text(copy), read_text(kSmall));
+  r = run_db({"--db", copy, "prune", "--older-than", "2025-06-03"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "removed 2 of 5")) << r.out;
+
+  r = run_db({"diff", kSmall, copy});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.out, "only in " + kSmall + " (2)")) << r.out;
+  EXPECT_TRUE(has(r.out, kKey4096));
+
+  r = run_db({"merge", merged, copy, kSmall});
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = run_db({"diff", kSmall, merged});
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = run_db({"--db", merged, "prune"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "give at least one of")) << r.err;
+}
+
+TEST_F(JitgemmDb, ExplainSaysWhyEachRecordMatchesOrNot) {
+  Result r = run_db({"--db", kSmall, "explain", "--m", "3000", "--n", "4096", "--k", "4096", "--device", kH100,
+                     "--sm", "90", "--driver", "12090"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "decision: nearest: " + kKey4096)) << r.out;
+  EXPECT_TRUE(has(r.out, "stale:    driver_version 12080 -> 12090")) << r.out;
+  EXPECT_TRUE(has(r.out, "transposes differ (NT vs NN)")) << r.out;
+  EXPECT_TRUE(has(r.out, "device name differs (NVIDIA H200 vs " + kH100 + ")")) << r.out;
+  r = run_db({"--db", kSmall, "explain", "--m", "4096", "--n", "4096", "--k", "4096", "--device", kH100, "--sm", "90"});
+  EXPECT_TRUE(has(r.out, "decision: exact: " + kKey4096)) << r.out;
+  r = run_db({"--db", kSmall, "explain", "--m", "4096", "--n", "4096", "--k", "4096", "--device", kH100, "--sm", "80"});
+  EXPECT_TRUE(has(r.out, "decision: none")) << r.out;
+  EXPECT_TRUE(has(r.out, "sm differs (90 vs 80)")) << r.out;
+}
+
+}  // namespace
