@@ -183,12 +183,14 @@ SaveReport TuningDatabase::update(const std::filesystem::path& path,
     }
   }
   edit(db);
+  for (const TuningRecord& record : db.records_) validate_record(record);
   write_file_atomically(path, db.dump());
   report.written = static_cast<int>(db.size());
   return report;
 }
 
 SaveReport TuningDatabase::save_merged(const std::filesystem::path& path, const std::vector<TuningRecord>& records) {
+  for (const TuningRecord& record : records) validate_record(record);  // before touching the file
   SaveReport report = update(
       path,
       [&](TuningDatabase& db) {
@@ -200,6 +202,7 @@ SaveReport TuningDatabase::save_merged(const std::filesystem::path& path, const 
 }
 
 void TuningDatabase::save(const std::filesystem::path& path) const {
+  for (const TuningRecord& record : records_) validate_record(record);
   FileLock lock(lock_path_for(path));
   write_file_atomically(path, dump());
 }

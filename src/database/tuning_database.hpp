@@ -90,7 +90,9 @@ class TuningDatabase {
   // Under the lock "<path>.lock": re-reads `path`, upserts `records` (they replace
   // records with the same key), writes atomically. A damaged file is moved aside to
   // "<path>.damaged-<UTC timestamp>" and the report says so. A file written by a newer
-  // schema is never replaced: DatabaseError.
+  // schema is never replaced: DatabaseError. Every writer first checks each record with
+  // validate_record (InvalidArgument; the file is untouched), so no writer produces a
+  // file that load() rejects.
   static SaveReport save_merged(const std::filesystem::path& path, const std::vector<TuningRecord>& records);
   // Under the same lock: re-reads `path`, applies `edit`, writes atomically.
   static SaveReport update(const std::filesystem::path& path,

@@ -93,6 +93,15 @@ bool is_utc_timestamp(std::string_view text) noexcept {
          digits(text, 14, 2, 0, 59) >= 0 && digits(text, 17, 2, 0, 60) >= 0;
 }
 
+void validate_record(const TuningRecord& r) {
+  TuningRecord copy;
+  try {
+    from_json(json(r), copy);
+  } catch (const FieldError& e) {
+    throw InvalidArgument(fmt::format("tuning record {}: {}", r.key(), e.what()));
+  }
+}
+
 void to_json(json& j, const KernelConfig& c) {
   j = json{{"family", to_string(c.family)}, {"block_m", c.block_m},   {"block_n", c.block_n},
            {"block_k", c.block_k},          {"warps_m", c.warps_m},   {"warps_n", c.warps_n},

@@ -80,6 +80,11 @@ std::string format_utc_timestamp(std::chrono::system_clock::time_point t);
 // True when `text` has exactly that form with fields in range.
 bool is_utc_timestamp(std::string_view text) noexcept;
 
+// Throws InvalidArgument ("tuning record <key>: timing.median_ms: expected a number > 0,
+// got nan") unless `r` passes the checks load() applies to its JSON: every writer
+// calls this first, so a file on disk is never one that load() rejects.
+void validate_record(const TuningRecord& r);
+
 // The JSON layer. from_json throws FieldError naming the field path.
 void to_json(nlohmann::json& j, const KernelConfig& c);
 void from_json(const nlohmann::json& j, KernelConfig& c);

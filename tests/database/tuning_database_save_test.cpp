@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "database/record_samples.hpp"
@@ -89,6 +90,27 @@ TEST(TuningDatabaseSave, UpdateWithThrowPolicyLeavesDamagedFileAlone) {
   std::ofstream(path) << "[1, 2";
   EXPECT_THROW(TuningDatabase::update(path, [](TuningDatabase&) {}), DatabaseError);
   EXPECT_EQ(read_text(path), "[1, 2");
+}
+
+TEST(TuningDatabaseSave, InvalidRecordsAreRefusedBeforeTouchingTheFile) {
+  fs::path path = fs::path(testing::temp_dir("db_invalid")) / "tuning.json";
+  TuningDatabase::save_merged(path, {sample_record(sample_problem(64, 64, 64))});
+  const std::string before = read_text(path);
+  TuningRecord bad = sample_record(sample_problem(128, 64, 64));
+  bad.timing.median_ms = std::numeric_limits<double>::quiet_NaN();
+  try {
+    TuningDatabase::save_merged(path, {bad});
+    FAIL() << "no exception";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("tuning record " + bad.key() + ": timing.median_ms: expected a number > 0, got nan"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(read_text(path), before);
+  TuningDatabase db;
+  db.upsert(bad);
+  EXPECT_THROW(db.save(path), InvalidArgument);
+  EXPECT_EQ(read_text(path), before);
 }
 
 TEST(TuningDatabaseSave, SaveReplacesWholeFile) {
