@@ -70,7 +70,7 @@ std::string driver_version_of(const SharedLibrary& lib) {
 }
 
 // Resolves every entry point of the table through the driver's cuGetProcAddress, asking
-// for the versions that match the CUDA_VERSION this library was compiled against.
+// for each at the CUDA version whose ABI the table's type describes.
 DriverApi resolve_table(const SharedLibrary& lib, const std::string& path) {
   auto get_v2 = reinterpret_cast<GetProcAddressV2>(lib.symbol("cuGetProcAddress_v2"));
   auto get_v1 = reinterpret_cast<GetProcAddressV1>(lib.symbol("cuGetProcAddress"));
@@ -80,26 +80,26 @@ DriverApi resolve_table(const SharedLibrary& lib, const std::string& path) {
                                 path),
                     CUDA_ERROR_NOT_FOUND);
 
-  auto lookup = [&](const char* name) -> void* {
+  auto lookup = [&](const char* name, int version) -> void* {
     void* fn = nullptr;
     CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SUCCESS;
-    const CUresult r = get_v2 != nullptr ? get_v2(name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status)
-                                         : get_v1(name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT);
+    const CUresult r = get_v2 != nullptr ? get_v2(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT, &status)
+                                         : get_v1(name, &fn, version, CU_GET_PROC_ADDRESS_DEFAULT);
     if (r != CUDA_SUCCESS || fn == nullptr || status != CU_GET_PROC_ADDRESS_SUCCESS) {
       const char* why = status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT ? "version not sufficient"
                         : status == CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND      ? "symbol not found"
                                                                               : "lookup failed";
-      throw CudaError(fmt::format("no usable CUDA driver: {} (driver {}) lacks entry point {} for CUDA {}.{}: "
+      throw CudaError(fmt::format("no usable CUDA driver: {} (driver {}) lacks entry point {} (CUDA {}.{} ABI): "
                                   "cuGetProcAddress: {}, {}",
-                                  path, driver_version_of(lib), name, CUDA_VERSION / 1000,
-                                  CUDA_VERSION % 1000 / 10, why, describe_with(nullptr, r)),
+                                  path, driver_version_of(lib), name, version / 1000, version % 1000 / 10, why,
+                                  describe_with(nullptr, r)),
                       r != CUDA_SUCCESS ? r : CUDA_ERROR_NOT_FOUND);
     }
     return fn;
   };
 
   DriverApi api;
-#define JITGEMM_RESOLVE(name) api.name = reinterpret_cast<decltype(api.name)>(lookup(#name));
+#define JITGEMM_RESOLVE(name, version) api.name = reinterpret_cast<decltype(api.name)>(lookup(#name, version));
   JITGEMM_DRIVER_FUNCTIONS(JITGEMM_RESOLVE)
 #undef JITGEMM_RESOLVE
   return api;

@@ -10,37 +10,51 @@
 #pragma once
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 #include <fmt/format.h>
 
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace jitgemm::cuda {
 
-// X-macro of every driver entry point the library uses, by its base name (no _v2: the
-// driver picks the version matching the CUDA_VERSION we were built against).
-#define JITGEMM_DRIVER_FUNCTIONS(X)                                                        \
-  X(cuInit) X(cuDriverGetVersion) X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetName)    \
-  X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDevicePrimaryCtxRetain)                  \
-  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxSynchronize)   \
-  X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuFuncSetAttribute)      \
-  X(cuFuncGetAttribute) X(cuLaunchKernel) X(cuLaunchKernelEx) X(cuMemAlloc) X(cuMemFree)   \
-  X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemcpyHtoDAsync)                     \
-  X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD8Async) X(cuMemsetD32Async)         \
-  X(cuMemsetD32) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)               \
-  X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)                \
-  X(cuEventElapsedTime) X(cuGetErrorName) X(cuGetErrorString) X(cuPointerGetAttribute)     \
-  X(cuTensorMapEncodeTiled) X(cuOccupancyMaxActiveBlocksPerMultiprocessor)
+// X-macro of every driver entry point the library uses: its base name and the CUDA
+// version of the ABI we call. cuGetProcAddress is asked for exactly that version, so a
+// newer driver never hands back a changed signature (CUDA 13's cuCtxSynchronize takes a
+// context, for one); the PFN_<name>_v<version> types come from cudaTypedefs.h.
+#define JITGEMM_DRIVER_FUNCTIONS(X)                                                                  \
+  X(cuInit, 2000) X(cuDriverGetVersion, 2020) X(cuDeviceGet, 2000) X(cuDeviceGetCount, 2000)         \
+  X(cuDeviceGetName, 2000) X(cuDeviceGetAttribute, 2000) X(cuDeviceTotalMem, 3020)                   \
+  X(cuDevicePrimaryCtxRetain, 7000) X(cuDevicePrimaryCtxRelease, 11000) X(cuCtxSetCurrent, 4000)     \
+  X(cuCtxGetCurrent, 4000) X(cuCtxSynchronize, 2000) X(cuModuleLoadData, 2000)                      \
+  X(cuModuleUnload, 2000) X(cuModuleGetFunction, 2000) X(cuFuncSetAttribute, 9000)                   \
+  X(cuFuncGetAttribute, 2020) X(cuLaunchKernel, 4000) X(cuLaunchKernelEx, 11060)                     \
+  X(cuMemAlloc, 3020) X(cuMemFree, 3020) X(cuMemcpyHtoD, 3020) X(cuMemcpyDtoH, 3020)                 \
+  X(cuMemcpyDtoD, 3020) X(cuMemcpyHtoDAsync, 3020) X(cuMemcpyDtoHAsync, 3020)                        \
+  X(cuMemcpyDtoDAsync, 3020) X(cuMemsetD8Async, 3020) X(cuMemsetD32Async, 3020)                      \
+  X(cuMemsetD32, 3020) X(cuStreamCreate, 2000) X(cuStreamDestroy, 4000)                              \
+  X(cuStreamSynchronize, 2000) X(cuEventCreate, 2000) X(cuEventDestroy, 4000)                        \
+  X(cuEventRecord, 2000) X(cuEventSynchronize, 2000) X(cuEventElapsedTime, 12080)                    \
+  X(cuGetErrorName, 6000) X(cuGetErrorString, 6000) X(cuPointerGetAttribute, 4000)                   \
+  X(cuTensorMapEncodeTiled, 12000) X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050)
 
 // One typed function pointer per entry point, named as in cuda.h. (cuda.h maps some names
 // to versioned symbols, e.g. cuMemAlloc -> cuMemAlloc_v2; the member is renamed the same
-// way, so `driver().cuMemAlloc(...)` calls the versioned entry point.)
+// way, so `driver().cuMemAlloc(...)` reads as usual.) Each type is checked against the
+// declaration in cuda.h at compile time.
 struct DriverApi {
-#define JITGEMM_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
+#define JITGEMM_DRIVER_MEMBER(name, version) PFN_##name##_v##version name = nullptr;
   JITGEMM_DRIVER_FUNCTIONS(JITGEMM_DRIVER_MEMBER)
 #undef JITGEMM_DRIVER_MEMBER
 };
+
+#define JITGEMM_DRIVER_CHECK_TYPE(name, version)                                      \
+  static_assert(std::is_same_v<PFN_##name##_v##version, decltype(&::name)>,           \
+                "the ABI version pinned for " #name " differs from its cuda.h declaration");
+JITGEMM_DRIVER_FUNCTIONS(JITGEMM_DRIVER_CHECK_TYPE)
+#undef JITGEMM_DRIVER_CHECK_TYPE
 
 // The table, loading libcuda and calling cuInit(0) on first use (thread-safe). Throws
 // CudaError "no CUDA driver: dlopen(libcuda.so.1) failed: <dlerror>", one naming a missing

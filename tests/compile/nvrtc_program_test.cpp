@@ -29,6 +29,9 @@ TEST(CompileOptions, DefaultsTargetSm90aCubinWithVerbosePtxas) {
   EXPECT_TRUE(contains(flags, "--ptxas-options=-v"));
   EXPECT_FALSE(contains(flags, "-lineinfo"));
   EXPECT_FALSE(contains(flags, "--use_fast_math"));
+  if (CompileOptions::nvrtc_has_no_cache_option()) {
+    EXPECT_TRUE(contains(flags, "--no-cache"));
+  }
 }
 
 TEST(CompileOptions, SpellsEveryField) {
@@ -37,6 +40,7 @@ TEST(CompileOptions, SpellsEveryField) {
   o.fast_math = true;
   o.line_info = true;
   o.ptxas_verbose = false;
+  o.nvrtc_cache = true;
   o.defines = {"BLOCK_M=128", "USE_TMA"};
   o.include_dirs = {"/opt/include"};
   o.extra = {"--extra-device-vectorization"};
@@ -45,6 +49,7 @@ TEST(CompileOptions, SpellsEveryField) {
                         "--include-path=/opt/include", "--extra-device-vectorization"})
     EXPECT_TRUE(contains(flags, f)) << f;
   EXPECT_FALSE(contains(flags, "--ptxas-options=-v"));
+  EXPECT_FALSE(contains(flags, "--no-cache"));
 }
 
 TEST(CompileOptions, RejectsVirtualArchAndBadRegisterCap) {
@@ -75,6 +80,16 @@ TEST(NvrtcProgram, CompilesInlinePtxTensorCoreKernelToCubin) {
   EXPECT_EQ(program.lowered_name("tf32_mma_probe"), "tf32_mma_probe");
   EXPECT_NE(program.log().find("Compiling entry function 'tf32_mma_probe' for 'sm_90a'"), std::string::npos)
       << program.log();
+}
+
+// Where a driver is installed, NVRTC 13 can answer a repeated compile from the driver's
+// cache with an empty log; the default options must keep the ptxas report coming.
+TEST(NvrtcProgram, RepeatedCompilesStillReportResources) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    NvrtcProgram program(test_kernels::kScaleWithSmem, "scale.cu");
+    ASSERT_TRUE(program.compile(CompileOptions{}.to_strings())) << program.log();
+    EXPECT_NE(program.log().find("Used "), std::string::npos) << "attempt " << attempt << ": " << program.log();
+  }
 }
 
 TEST(NvrtcProgram, LowersTemplateNameExpressions) {
