@@ -7,15 +7,15 @@
 
 namespace {
 
-struct Run {
+struct ToolRun {
   int status;
   std::string output;
 };
 
-Run run_tool(const std::string& args) {
+ToolRun run_tool(const std::string& args) {
   const std::string command = std::string(JITGEMM_BINARY_DIR) + "/jitgemm-tune " + args + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
-  Run run{-1, ""};
+  ToolRun run{-1, ""};
   if (pipe == nullptr) return run;
   std::array<char, 4096> buffer{};
   while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) run.output.append(buffer.data(), n);
@@ -25,14 +25,14 @@ Run run_tool(const std::string& args) {
 }
 
 TEST(JitgemmTune, HelpListsTheOptions) {
-  const Run r = run_tool("--help");
+  const ToolRun r = run_tool("--help");
   EXPECT_EQ(r.status, 0);
   for (const char* flag : {"--reference", "--problems", "--jobs", "--db", "--compile-only", "--trans-a"})
     EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
 }
 
 TEST(JitgemmTune, BadFlagsFailWithAMessage) {
-  Run r = run_tool("--no-such-flag");
+  ToolRun r = run_tool("--no-such-flag");
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.output.find("no-such-flag"), std::string::npos) << r.output;
   r = run_tool("--m 10 --n 10 --k 10 --trans-a X");
@@ -49,7 +49,7 @@ TEST(JitgemmTune, BadFlagsFailWithAMessage) {
 
 TEST(JitgemmTune, CompileOnlyPrintsResourcesOfTheSample) {
   const std::string cache = std::string(JITGEMM_BINARY_DIR) + "/test-tune-cache";
-  const Run r = run_tool("--m 1000 --n 1000 --k 1000 --trans-a T --compile-only --sample --jobs 2 --cache-dir " + cache);
+  const ToolRun r = run_tool("--m 1000 --n 1000 --k 1000 --trans-a T --compile-only --sample --jobs 2 --cache-dir " + cache);
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("registers"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("spill"), std::string::npos) << r.output;
