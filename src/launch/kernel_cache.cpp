@@ -21,7 +21,8 @@ const LoadedKernel& KernelCache::get(const KernelConfig& config, const KernelSpe
   if (!outcome.ok)
     throw CompileError(fmt::format("NVRTC failed to compile kernel {}", rendered.kernel_name), outcome.log);
   cuda::Module module(outcome.kernel.cubin, rendered.kernel_name);
-  cuda::Function function = module.function(rendered.kernel_name);
+  cuda::Function function = module.function(
+      outcome.kernel.lowered_name.empty() ? rendered.kernel_name : outcome.kernel.lowered_name);
   auto loaded = std::make_unique<LoadedKernel>(
       LoadedKernel{config, specialization, rendered.kernel_name, std::move(module), function});
   return *kernels_.emplace(key, std::move(loaded)).first->second;

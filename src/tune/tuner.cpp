@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "codegen/candidate_space.hpp"
@@ -123,7 +124,10 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
       [&](CUstream s) { cublas_sgemm(cublas, problem, ws.a.get(), ws.b.get(), ws.c.get(), s); }, stream.get(),
       settings.warmup_runs, settings.timing_runs);
 
-  // 4. Verify, then time, every candidate that compiled without spills.
+  // 4. Verify, then screen (a few timed runs), every candidate that compiled without spills.
+  std::vector<std::function<void(const GemmProblem&, CUstream)>> launchers(compiled.size());
+  std::vector<cuda::Module> modules;
+  modules.reserve(compiled.size());
   for (size_t i = 0; i < compiled.size(); ++i) {
     const CompiledCandidate& cand = compiled[i];
     CandidateMeasurement m;
@@ -139,17 +143,19 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
     } else {
       report(TuneProgress::Phase::Verifying, i + 1, cand.config.name());
       try {
-        cuda::Module module(cand.outcome.kernel.cubin, cand.rendered.kernel_name);
-        const cuda::Function fn = module.function(cand.rendered.kernel_name);
+        modules.emplace_back(cand.outcome.kernel.cubin, cand.rendered.kernel_name);
+        const cuda::Function fn = modules.back().function(cand.outcome.kernel.lowered_name.empty()
+                                                              ? cand.rendered.kernel_name
+                                                              : cand.outcome.kernel.lowered_name);
         const LaunchGeometry geometry = launch_geometry(cand.config, problem.m, problem.n, problem.k);
-        auto launch = [&](const GemmProblem& p, CUstream s) {
+        launchers[i] = [&ws, fn, geometry](const GemmProblem& p, CUstream s) {
           GemmKernelArgs args(p, ws.a.get(), ws.b.get(), ws.c.get());
           auto params = args.pointers();
           cuda::launch(fn, {geometry.grid_x, geometry.grid_y, geometry.grid_z}, {geometry.block_x, 1, 1},
                        static_cast<unsigned>(geometry.smem_bytes), s, params.data());
         };
         support.fill_value(ws.c.get(), c_elements, NAN, stream.get());
-        launch(verify_problem, stream.get());
+        launchers[i](verify_problem, stream.get());
         const ErrorStats stats = check_output();
         m.rel_error = stats.rel_error;
         if (!stats.passes(result.tolerance)) {
@@ -158,8 +164,8 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
                                  stats.rel_error, result.tolerance, stats.unwritten, stats.mismatched);
         } else {
           report(TuneProgress::Phase::Timing, i + 1, cand.config.name());
-          m.timing = timer.time([&](CUstream s) { launch(problem, s); }, stream.get(), settings.warmup_runs,
-                                settings.timing_runs);
+          m.timing = timer.time([&](CUstream s) { launchers[i](problem, s); }, stream.get(), settings.warmup_runs,
+                                settings.screen_runs);
           m.outcome = TuneOutcome::Ok;
         }
       } catch (const CudaError& e) {
@@ -168,10 +174,23 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
       }
     }
     result.candidates.push_back(std::move(m));
-    const auto& added = result.candidates.back();
-    if (added.outcome == TuneOutcome::Ok &&
-        (result.winner < 0 || added.timing.median_ms < result.best()->timing.median_ms))
-      result.winner = static_cast<int>(result.candidates.size() - 1);
+  }
+
+  // 5. The fastest few are timed again with the full run count; the best median wins.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < result.candidates.size(); ++i)
+    if (result.candidates[i].outcome == TuneOutcome::Ok) order.push_back(i);
+  std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return result.candidates[x].timing.median_ms < result.candidates[y].timing.median_ms;
+  });
+  order.resize(std::min(order.size(), static_cast<size_t>(std::max(1, settings.finalists))));
+  for (size_t i : order) {
+    CandidateMeasurement& m = result.candidates[i];
+    report(TuneProgress::Phase::Timing, i + 1, m.config.name());
+    m.timing = timer.time([&](CUstream s) { launchers[i](problem, s); }, stream.get(), settings.warmup_runs,
+                          settings.timing_runs);
+    m.finalist = true;
+    if (result.winner < 0 || m.timing.median_ms < result.best()->timing.median_ms) result.winner = static_cast<int>(i);
   }
   JITGEMM_CU(cu.cuStreamSynchronize(stream.get()), "end of tuning {}", problem.to_string());
   report(TuneProgress::Phase::Done, configs.size(), "");

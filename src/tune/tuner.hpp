@@ -28,7 +28,8 @@ std::string_view to_string(TuneOutcome outcome) noexcept;
 struct CandidateMeasurement {
   KernelConfig config;
   TuneOutcome outcome = TuneOutcome::Skipped;
-  TimingStats timing;
+  TimingStats timing;  // screening runs, or the full runs for finalists
+  bool finalist = false;
   double rel_error = 0;
   ResourceUsage resources;
   std::string detail;  // compile log excerpt, error count, launch error...
@@ -49,7 +50,9 @@ struct TuneResult {
 struct TuneSettings {
   int jobs = 0;             // parallel compiles; 0 = hardware threads
   int warmup_runs = 3;
-  int timing_runs = 25;     // median of these (>= 20)
+  int screen_runs = 5;      // every verified candidate: median of these
+  int finalists = 8;        // the fastest this many are timed again with timing_runs
+  int timing_runs = 25;     // median of these (>= 20) decides the winner
   uint64_t seed = 0;        // 0: fresh from the clock
   // Candidates to try; empty: the problem's full candidate space.
   std::vector<KernelConfig> candidates;

@@ -1,0 +1,49 @@
+// Parts of the tuning stage that need no GPU: statistics and the accuracy contract.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "launch/environment.hpp"
+#include "tune/accuracy_contract.hpp"
+#include "tune/event_timer.hpp"
+
+namespace jitgemm {
+namespace {
+
+TEST(Summarize, MedianAndPercentilesOfUnsortedSamples) {
+  const TimingStats s = summarize({5, 1, 4, 2, 3});
+  EXPECT_DOUBLE_EQ(s.median_ms, 3);
+  EXPECT_DOUBLE_EQ(s.p10_ms, 1.4);
+  EXPECT_DOUBLE_EQ(s.p90_ms, 4.6);
+  EXPECT_EQ(s.runs, 5);
+  EXPECT_DOUBLE_EQ(summarize({2, 1}).median_ms, 1.5);
+  EXPECT_EQ(summarize({}).runs, 0);
+}
+
+TEST(AccuracyContract, Fp32AndTf32x3UseTwiceCublasOrFourUnitRoundoffs) {
+  EXPECT_DOUBLE_EQ(error_tolerance(Precision::FP32, 3e-7), 6e-7);
+  EXPECT_DOUBLE_EQ(error_tolerance(Precision::FP32, 1e-8), 4 * kUnitRoundoff);
+  EXPECT_DOUBLE_EQ(error_tolerance(Precision::TF32x3, 1e-7), 4 * kUnitRoundoff);
+  EXPECT_DOUBLE_EQ(error_tolerance(Precision::TF32, 1e-4), 4e-4);
+}
+
+TEST(AccuracyContract, NanUnwrittenAndPatternMismatchesNeverPass) {
+  ErrorStats ok{1e-7, 0, 0};
+  EXPECT_TRUE(ok.passes(2e-7));
+  EXPECT_FALSE(ok.passes(5e-8));
+  EXPECT_FALSE((ErrorStats{NAN, 0, 0}.passes(1.0)));
+  EXPECT_FALSE((ErrorStats{1e-9, 1, 1}.passes(1.0)));
+  EXPECT_FALSE((ErrorStats{1e-9, 0, 1}.passes(1.0)));
+}
+
+TEST(Environment, ShortGpuNamesAndRates) {
+  EXPECT_EQ(short_gpu_name("NVIDIA H200"), "H200");
+  EXPECT_EQ(short_gpu_name("NVIDIA H100 80GB HBM3"), "H100");
+  EXPECT_EQ(short_gpu_name("Tesla V100/32"), "Tesla_V100_32");
+  GemmProblem p;
+  p.m = p.n = p.k = 4096;
+  EXPECT_NEAR(tflops(p, 2.685), 51.19, 0.01);  // the cuBLAS SGEMM baseline of the symmetric problem
+}
+
+}  // namespace
+}  // namespace jitgemm
