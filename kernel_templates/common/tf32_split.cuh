@@ -1,0 +1,49 @@
+// tf32_split.cuh — float32 -> TF32 rounding and the big/small split of the 3xTF32 scheme.
+//
+// PTX ISA, "Data Movement and Conversion Instructions: cvt" (docs.nvidia.com/cuda/
+// parallel-thread-execution, anchor #data-movement-and-conversion-instructions-cvt):
+//   cvt.rna.tf32.f32 d, a;   d (.b32) = a rounded to TF32 (10 explicit mantissa bits),
+//                            nearest, ties away from zero; the low 13 bits of d are zero,
+//                            so d read as a float is a float with a TF32 value.
+// The tensor cores read a float operand as TF32 by dropping its low 13 bits (truncation), so a
+// rounded value is the operand they see exactly.
+//
+// Split (kernel-design.md section 1): x = big + small + O(2^-22 |x|) with
+//   big   = rna(x)            (or trunc(x): the raw float as the tensor cores see it)
+//   small = rna(x - big)      (x - big is exact in float32)
+// and a·b ≈ aS·bB + aB·bS + aB·bB. Non-finite x gives a non-finite big or small (x = inf:
+// big = inf, small = NaN; x = NaN: both NaN; |x| near FLT_MAX: big = inf, small = -inf).
+#pragma once
+
+// A NaN whose payload survives the loss of the low 13 bits. A NaN with only low payload bits
+// (0x7f800001) would read as inf after rounding or truncation to TF32.
+__device__ __forceinline__ float tf32_nan() { return __uint_as_float(0x7fffffffu); }
+
+// cvt.rna.tf32.f32, returned as the float whose bits it is; NaN stays NaN (canonical).
+__device__ __forceinline__ float tf32_round(float x) {
+  unsigned bits;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(bits) : "f"(x));
+  return x == x ? __uint_as_float(bits) : tf32_nan();
+}
+
+// The value the tensor cores read from a raw float: its low 13 bits cleared; NaN stays NaN.
+__device__ __forceinline__ float tf32_truncate(float x) {
+  return x == x ? __uint_as_float(__float_as_uint(x) & 0xffffe000u) : tf32_nan();
+}
+
+struct Tf32Pair {
+  float big;
+  float small;
+};
+
+// The 3xTF32 split of x; ROUND_BIG = false takes the truncated value as the big part.
+template <bool ROUND_BIG>
+__device__ __forceinline__ Tf32Pair tf32_split(float x) {
+  const float big = ROUND_BIG ? tf32_round(x) : tf32_truncate(x);
+  return {big, tf32_round(x - big)};
+}
+
+// NaN -> 0, everything else unchanged: the inf rule of kernel-design.md section 1, applied to
+// the small-product partial sum (0·inf from a finite operand's zero small part times an
+// infinite big part must not poison a product whose big part carries the inf).
+__device__ __forceinline__ float nan_to_zero(float x) { return x == x ? x : 0.0f; }

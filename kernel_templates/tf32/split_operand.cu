@@ -1,0 +1,141 @@
+// split_operand.cu — pre-pass of the TF32 tensor-core family: one operand -> K-major TF32 planes.
+//
+// The main kernel (tf32/wgmma_gemm.cu) reads both operands K-major from shared memory, as
+// tf32 wgmma requires (kernel-design.md section 2). This memory-bound pass gives it that
+// layout whatever op/ld the caller has, and does the rounding once:
+//   PLANES = 2 (tf32x3): big = rna(x) (or trunc(x)), small = rna(x - big)   (tf32_split.cuh)
+//   PLANES = 1 (tf32):   big = rna(x)
+// Operand view: R rows (M for A, N for B) of K values; element (r, k) of the source is
+//   TRANSPOSE = 0: src[r * ld_src + k]    (A with trans_a = N, B with trans_b = T)
+//   TRANSPOSE = 1: src[k * ld_src + r]    (A with trans_a = T, B with trans_b = N)
+// Output: big[r * ld_dst + k], small[r * ld_dst + k], r < R, k < ld_dst, zeros for k >= K.
+// Rows past R are not written: the main kernel's tensor maps stop at R and the TMA unit
+// fills the rest of an edge tile with zeros.
+//
+// For tf32x3 it also raises *nonfinite (never clears it) when any big or small value it
+// writes is inf or NaN; the main kernel then applies the NaN rule of kernel-design.md.
+//
+// Launch: grid (ceil(ld_dst / TILE_K), ceil(R / TILE_R)), THREADS threads, no dynamic
+// shared memory. ld_dst % 4 == 0 and 16-byte aligned planes (the main kernel's TMA needs both).
+#include "common/tf32_split.cuh"
+
+#ifndef KERNEL_NAME
+#define KERNEL_NAME split_operand_tf32
+constexpr int PLANES = 2;     // 2: tf32x3 (big and small planes); 1: tf32 (one rounded plane)
+constexpr int TRANSPOSE = 1;  // 1: the source is R-contiguous (transposed through shared memory)
+constexpr int VEC = 4;        // 4: ld_src % 4 == 0 and 16-byte aligned src (float4 loads); 1: scalar
+constexpr int ROUND_BIG = 1;  // 1: big = rna(x); 0: big = trunc(x), as the tensor cores read x raw
+#endif
+
+constexpr int TILE_R = 64;    // operand rows per CTA
+constexpr int TILE_K = 64;    // K values per CTA
+constexpr int THREADS = 256;
+constexpr int TILE_STRIDE = TILE_R + 1;  // transpose tile [TILE_K][TILE_STRIDE]: odd stride, see below
+
+static_assert(PLANES == 1 || PLANES == 2, "PLANES is 1 (tf32) or 2 (tf32x3)");
+static_assert(TRANSPOSE == 0 || TRANSPOSE == 1, "TRANSPOSE is 0 or 1");
+static_assert(VEC == 1 || VEC == 4, "VEC is 1 or 4 floats");
+static_assert(TILE_R * TILE_K == 16 * THREADS, "each thread moves 4 float4 of the tile");
+
+// Four consecutive source values starting at `p`, `valid` of them in range (0..4), zeros after.
+__device__ __forceinline__ float4 load4(const float* p, int valid) {
+  if (VEC == 4 && valid == 4) return __ldg(reinterpret_cast<const float4*>(p));
+  float v[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) v[j] = j < valid ? __ldg(p + j) : 0.0f;
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+// Rounds/splits four values and stores them at plane offset `at` (16-byte aligned).
+// Returns true when any value written is not finite.
+__device__ __forceinline__ bool store4(float* big, float* small, long long at, float4 x) {
+  const float in[4] = {x.x, x.y, x.z, x.w};
+  float b[4], s[4];
+  bool nonfinite = false;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const Tf32Pair p = tf32_split<ROUND_BIG != 0>(in[j]);
+    b[j] = PLANES == 2 ? p.big : tf32_round(in[j]);
+    s[j] = p.small;
+    nonfinite |= !isfinite(b[j]);  // a finite big part has a finite small part
+  }
+  *reinterpret_cast<float4*>(big + at) = make_float4(b[0], b[1], b[2], b[3]);
+  if (PLANES == 2) *reinterpret_cast<float4*>(small + at) = make_float4(s[0], s[1], s[2], s[3]);
+  return nonfinite;
+}
+
+// K-contiguous source: a straight streaming copy, float4 in, float4 out per plane.
+// Thread t moves rows t/16 + 16i (i < 4), columns 4(t%16) .. +3: each warp reads and writes
+// two 256-byte row segments.
+__device__ __forceinline__ bool split_rows(const float* src, long long ld_src, int R, int K,
+                                           float* big, float* small, long long ld_dst, int r0,
+                                           int k0) {
+  bool nonfinite = false;
+  const int k = k0 + (threadIdx.x % 16) * 4;
+  if (k >= ld_dst) return false;
+  const int valid = min(max(K - k, 0), 4);
+  float4 x[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {  // all loads first: four 16-byte loads in flight per thread
+    const int r = r0 + threadIdx.x / 16 + 16 * i;
+    x[i] = r < R ? load4(src + (long long)r * ld_src + k, valid) : make_float4(0, 0, 0, 0);
+  }
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int r = r0 + threadIdx.x / 16 + 16 * i;
+    if (r < R) nonfinite |= store4(big, small, (long long)r * ld_dst + k, x[i]);
+  }
+  return nonfinite;
+}
+
+// R-contiguous source: transposed through shared memory.
+//   read:  thread t loads source row k0 + t/16 + 16i (i < 4), values r0 + 4(t%16) .. +3,
+//          into tile[k][r] (each warp reads two 256-byte segments);
+//   write: thread t takes output row r0 + t/8 + 32i (i < 2), K values k0 + 4(t%8) + 32h
+//          (h < 2) .. +3 from tile[k..k+3][r] and writes float4s (128-byte row segments).
+// The odd stride makes the column reads conflict-free: lanes with equal t/8 read banks
+// 4(t%8)·65 + j ≡ 4(t%8) + j, and t/8 adds 0..3 (mod 32), so 32 distinct banks.
+__device__ __forceinline__ bool split_transposed(const float* src, long long ld_src, int R, int K,
+                                                 float* big, float* small, long long ld_dst,
+                                                 int r0, int k0) {
+  __shared__ float tile[TILE_K][TILE_STRIDE];  // [k][r], one tile of the source
+  {
+    const int r = r0 + (threadIdx.x % 16) * 4;
+    const int valid = min(max(R - r, 0), 4);
+    float4 x[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const int k = k0 + threadIdx.x / 16 + 16 * i;
+      x[i] = k < K ? load4(src + (long long)k * ld_src + r, valid) : make_float4(0, 0, 0, 0);
+    }
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      float* row = &tile[threadIdx.x / 16 + 16 * i][(threadIdx.x % 16) * 4];
+      row[0] = x[i].x, row[1] = x[i].y, row[2] = x[i].z, row[3] = x[i].w;
+    }
+  }
+  __syncthreads();
+  bool nonfinite = false;
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    const int r = threadIdx.x / 8 + 32 * i;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int kt = (threadIdx.x % 8) * 4 + 32 * h;  // K offset inside the tile
+      if (r0 + r >= R || k0 + kt >= ld_dst) continue;
+      const float4 x = make_float4(tile[kt][r], tile[kt + 1][r], tile[kt + 2][r], tile[kt + 3][r]);
+      nonfinite |= store4(big, small, (long long)(r0 + r) * ld_dst + k0 + kt, x);
+    }
+  }
+  return nonfinite;
+}
+
+extern "C" __global__ void __launch_bounds__(THREADS)
+KERNEL_NAME(const float* __restrict__ src, long long ld_src, int R, int K, float* __restrict__ big,
+            float* __restrict__ small, long long ld_dst, unsigned* __restrict__ nonfinite) {
+  const int r0 = blockIdx.y * TILE_R;
+  const int k0 = blockIdx.x * TILE_K;
+  const bool found = TRANSPOSE ? split_transposed(src, ld_src, R, K, big, small, ld_dst, r0, k0)
+                               : split_rows(src, ld_src, R, K, big, small, ld_dst, r0, k0);
+  if (PLANES == 2 && __syncthreads_or(found) && threadIdx.x == 0) atomicOr(nonfinite, 1u);
+}

@@ -1,0 +1,262 @@
+// wgmma_gemm.cu — C = alpha * op(A) * op(B) + beta * C on TF32 tensor cores (sm_90a), modes
+// tf32x3 (float32-accurate, TF32X3 = 1) and tf32 (one TF32 product, TF32X3 = 0).
+//
+// Inputs are the K-major planes written by tf32/split_operand.cu: A as M rows of K
+// (big, and small for tf32x3), B as N rows of K, each read through a TMA tensor map
+// (FLOAT32, {K, rows}, box {SWIZZLE_K, BLOCK_M or BLOCK_N}, swizzle SWIZZLE_BYTES). C is
+// row-major, C[m * ldc + n].
+//
+// Structure: one persistent CTA per SM walks the output tiles t = blockIdx.x, +gridDim.x, ...
+//   warpgroup 0 (producer)   one thread issues the TMA copies of each K stage of each tile
+//                            into a STAGES-deep ring: wait empty[s], expect_tx full[s], copy
+//   warpgroups 1..CONSUMERS  each owns 64 rows of the BLOCK_M x BLOCK_N tile: wait full[s],
+//                            wgmma from shared memory, release empty[s]; then the epilogue
+// tf32x3 accumulation (kernel-design.md section 1): per ACC_BLOCK_K values of K a fresh block
+// accumulator gets aS·bB + aB·bS first (scale-d = 0 on the first wgmma), then, if the
+// pre-pass saw a non-finite value, NaN -> 0 on that partial, then aB·bB; an FP32 add moves
+// the block into the running sum (ACC_BUFFERS = 2: the next block is issued before the add;
+// SUM_BLOCKS > 0: a two-level running sum). tf32: one product, straight into the sum or, with
+// ACC_BLOCK_K > 0, in FP32-added blocks of ACC_BLOCK_K.
+//
+// The generator prepends a prologue of constants; the defaults below are used only when
+// this file is compiled on its own (kernel development).
+#include "common/mbarrier.cuh"
+#include "common/tma.cuh"
+#include "common/tf32_split.cuh"
+#include "common/wgmma.cuh"
+
+#ifndef KERNEL_NAME
+#define KERNEL_NAME wgmma_gemm_tf32x3
+constexpr int TF32X3 = 1;                                  // 1: tf32x3, 0: tf32
+constexpr int BLOCK_M = 128, BLOCK_N = 128, BLOCK_K = 32;  // CTA tile of C, K per stage
+constexpr int STAGES = 3;                                  // shared-memory ring depth
+constexpr int CONSUMERS = 2;                               // consumer warpgroups (64 rows each)
+constexpr int ACC_BLOCK_K = 32;    // K per FP32 accumulation block (tf32: 0 = none, else a multiple of BLOCK_K)
+constexpr int ACC_BUFFERS = 2;     // tf32x3: block accumulators (2: the next block runs during the add)
+constexpr int SUM_BLOCKS = 0;      // tf32x3: blocks per mid-level sum (0: one-level running sum)
+constexpr int RASTER_GROUP = 8;                            // tile rows per launch-order group
+constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;     // setmaxnreg budgets (CONSUMERS > 1)
+constexpr int SMEM_BYTES = -1;                             // host's number; < 0: unchecked
+#endif
+
+// ---- derived shape -----------------------------------------------------------------
+constexpr int PLANES = TF32X3 ? 2 : 1;               // big (+ small) per operand
+constexpr int THREADS = 128 * (1 + CONSUMERS);       // producer warpgroup + consumers
+constexpr int SWIZZLE_K = BLOCK_K < 32 ? BLOCK_K : 32;  // K values per shared row = TMA box width
+constexpr int SWIZZLE_BYTES = SWIZZLE_K * 4;         // 32, 64 or 128-byte swizzle
+constexpr int K_SUBTILES = BLOCK_K / SWIZZLE_K;      // TMA boxes per operand plane per stage
+constexpr int STEPS_PER_ROW = SWIZZLE_K / 8;         // wgmma k8 steps per shared row
+constexpr int K_STEPS = BLOCK_K / 8;                 // wgmma k8 steps per stage
+constexpr int A_TILE_BYTES = BLOCK_M * BLOCK_K * 4;  // one plane of A: [K_SUBTILES][BLOCK_M][SWIZZLE_K]
+constexpr int B_TILE_BYTES = BLOCK_N * BLOCK_K * 4;  // one plane of B: [K_SUBTILES][BLOCK_N][SWIZZLE_K]
+constexpr int PLANE_BYTES = A_TILE_BYTES + B_TILE_BYTES;
+constexpr int STAGE_BYTES = PLANES * PLANE_BYTES;    // [PLANES][A tile, B tile]; TMA bytes per stage
+constexpr int SMEM_ALIGN = 1024;                     // 128-byte swizzle atom
+constexpr int SMEM_TOTAL = SMEM_ALIGN + STAGES * STAGE_BYTES + 2 * STAGES * 8;  // + full/empty barriers
+
+// tf32x3 accumulation blocks: a consumer step holds GROUP_STAGES stages and runs
+// GROUP_BLOCKS blocks of ACC_STEPS k8 steps over them.
+constexpr int ACC_STEPS = TF32X3 ? ACC_BLOCK_K / 8 : K_STEPS;  // k8 steps per tf32x3 block
+constexpr int GROUP_STAGES = (TF32X3 && ACC_BLOCK_K > BLOCK_K) ? ACC_BLOCK_K / BLOCK_K : 1;
+constexpr int GROUP_BLOCKS = GROUP_STAGES * K_STEPS / ACC_STEPS;
+// tf32: stages per FP32 accumulation block (0: no blocks, the tensor cores accumulate all of K).
+constexpr int TF32_BLOCK_STAGES = (!TF32X3 && ACC_BLOCK_K > 0) ? ACC_BLOCK_K / BLOCK_K : 0;
+constexpr bool USE_SETMAXNREG = CONSUMERS > 1;
+
+static_assert(TF32X3 == 0 || TF32X3 == 1, "TF32X3 is 0 (tf32) or 1 (tf32x3)");
+static_assert(CONSUMERS == 1 || CONSUMERS == 2, "one or two consumer warpgroups");
+static_assert(BLOCK_M == 64 * CONSUMERS, "each consumer warpgroup owns one m64 row slice");
+static_assert(BLOCK_N == 64 || BLOCK_N == 96 || BLOCK_N == 128 || BLOCK_N == 160 ||
+                  BLOCK_N == 192 || BLOCK_N == 256,
+              "BLOCK_N must be a wgmma_tf32 width of common/wgmma.cuh (64..256)");
+static_assert(BLOCK_K == 16 || BLOCK_K == 32 || BLOCK_K == 64 || BLOCK_K == 128,
+              "BLOCK_K: 16 (64-byte swizzle) or a multiple of 32 (128-byte swizzle rows)");
+static_assert(BLOCK_M <= 256 && BLOCK_N <= 256, "a TMA box has at most 256 rows");
+static_assert(!TF32X3 || (ACC_BLOCK_K % 8 == 0 && ACC_BLOCK_K >= 8), "ACC_BLOCK_K is a multiple of the k8 step");
+static_assert(TF32X3 || ACC_BLOCK_K == 0 || (ACC_BLOCK_K % BLOCK_K == 0 && ACC_BLOCK_K > 0),
+              "tf32: ACC_BLOCK_K is 0 (no FP32 blocks) or a multiple of BLOCK_K");
+static_assert(!TF32X3 || BLOCK_K % ACC_BLOCK_K == 0 || ACC_BLOCK_K % BLOCK_K == 0,
+              "ACC_BLOCK_K must divide BLOCK_K or be a multiple of it");
+static_assert(STAGES >= (TF32X3 ? ACC_BUFFERS : 2) * GROUP_STAGES,
+              "the consumers hold up to ACC_BUFFERS stage groups (tf32: two stages) at once");
+static_assert(ACC_BUFFERS == 1 || ACC_BUFFERS == 2, "one or two block accumulators");
+static_assert(SUM_BLOCKS >= 0, "SUM_BLOCKS counts blocks per mid-level sum");
+static_assert((1 + (TF32X3 ? ACC_BUFFERS + (SUM_BLOCKS > 0) : ACC_BLOCK_K > 0)) * (BLOCK_N / 2) + 24 <=
+                  (USE_SETMAXNREG ? CONSUMER_REGS : 255),
+              "running sum + block accumulators do not fit the consumer register budget");
+static_assert(STAGES >= 2, "the ring needs at least two stages");
+static_assert(RASTER_GROUP >= 1, "RASTER_GROUP counts tile rows per launch group");
+static_assert(PLANE_BYTES % SMEM_ALIGN == 0 && A_TILE_BYTES % SMEM_ALIGN == 0,
+              "every operand tile must start on a swizzle atom");
+static_assert(SMEM_TOTAL <= 227 * 1024, "shared memory exceeds the 227 KiB an sm_90 CTA may use");
+static_assert(SMEM_BYTES < 0 || SMEM_BYTES == SMEM_TOTAL,
+              "host and template disagree on the shared-memory size");
+static_assert(!USE_SETMAXNREG || PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CONSUMERS <= 65536,
+              "setmaxnreg budgets exceed the 64K-register file");
+
+constexpr int ACC_REGS = BLOCK_N / 2;  // accumulator floats per thread for one m64 x BLOCK_N slice
+
+// ---- tiles and the ring ------------------------------------------------------------
+struct TileCoord {
+  int m0, n0;  // first row and column of the C tile
+};
+
+// Grouped launch order for L2 reuse: RASTER_GROUP tile rows at a time, down the rows of a
+// group before one tile column right, so the CTAs working together share a few panels.
+__device__ __forceinline__ TileCoord tile_coord(int t, int tiles_m, int tiles_n) {
+  const int per_group = RASTER_GROUP * tiles_n;
+  const int first_row = (t / per_group) * RASTER_GROUP;
+  const int rows = min(tiles_m - first_row, RASTER_GROUP);  // the last group may be shorter
+  const int in_group = t % per_group;
+  return {(first_row + in_group % rows) * BLOCK_M, (in_group / rows) * BLOCK_N};
+}
+
+// K stages per tile: TMA zero-fills past K, so the count may round up to whole blocks.
+__device__ __forceinline__ int k_stages(int K) {
+  const int stages = (K + BLOCK_K - 1) / BLOCK_K;
+  return (stages + GROUP_STAGES - 1) / GROUP_STAGES * GROUP_STAGES;
+}
+
+// Position in the ring; producer and consumers walk the same sequence of (tile, stage).
+struct Ring {
+  int stage = 0;
+  unsigned phase = 0;  // parity of the ring pass
+  __device__ __forceinline__ void advance() {
+    if (++stage == STAGES) stage = 0, phase ^= 1;
+  }
+};
+
+// Shared addresses of the ring. Stage s: [plane p: A tile, B tile] from stage_addr(s).
+struct SharedRing {
+  unsigned base;  // stage 0, SMEM_ALIGN-aligned
+  __device__ __forceinline__ unsigned stage_addr(int s) const { return base + s * STAGE_BYTES; }
+  __device__ __forceinline__ unsigned full(int s) const { return base + STAGES * STAGE_BYTES + 8 * s; }
+  __device__ __forceinline__ unsigned empty(int s) const { return full(STAGES + s); }
+};
+
+struct OperandMaps {
+  const TensorMap* a[2];  // big, small planes of A (M x K)
+  const TensorMap* b[2];  // big, small planes of B (N x K)
+};
+
+// ---- producer: one thread -------------------------------------------------------------
+// Stage s of one tile: every plane of A rows m0.. and B rows n0.., K columns k0 .. k0+BLOCK_K,
+// as K_SUBTILES boxes of SWIZZLE_K columns each.
+__device__ __forceinline__ void load_stage(const OperandMaps& maps, unsigned stage, unsigned bar,
+                                           TileCoord tile, int k0) {
+#pragma unroll
+  for (int p = 0; p < PLANES; ++p) {
+    const unsigned a_tile = stage + p * PLANE_BYTES;
+    const unsigned b_tile = a_tile + A_TILE_BYTES;
+#pragma unroll
+    for (int sub = 0; sub < K_SUBTILES; ++sub) {
+      tma_load_2d(a_tile + sub * BLOCK_M * SWIZZLE_BYTES, maps.a[p], bar, k0 + sub * SWIZZLE_K, tile.m0);
+      tma_load_2d(b_tile + sub * BLOCK_N * SWIZZLE_BYTES, maps.b[p], bar, k0 + sub * SWIZZLE_K, tile.n0);
+    }
+  }
+}
+
+__device__ __forceinline__ void produce(const OperandMaps& maps, const SharedRing& ring_smem,
+                                        int M, int N, int K) {
+  const int tiles_m = (M + BLOCK_M - 1) / BLOCK_M, tiles_n = (N + BLOCK_N - 1) / BLOCK_N;
+  const int stages_per_tile = k_stages(K);
+  Ring ring;
+  for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x) {
+    const TileCoord tile = tile_coord(t, tiles_m, tiles_n);
+    for (int ks = 0; ks < stages_per_tile; ++ks) {
+      mbarrier_wait(ring_smem.empty(ring.stage), ring.phase ^ 1);  // consumers freed the slot
+      mbarrier_arrive_expect_tx(ring_smem.full(ring.stage), STAGE_BYTES);
+      load_stage(maps, ring_smem.stage_addr(ring.stage), ring_smem.full(ring.stage), tile, ks * BLOCK_K);
+      ring.advance();
+    }
+  }
+}
+
+// ---- consumers: main loops (tf32x3 blockwise accumulation, tf32) ----------------------------
+#include "tf32/mainloop.cuh"
+
+// ---- epilogue -----------------------------------------------------------------------
+// C = alpha * acc + beta * C for this thread's fragment (layout in common/wgmma.cuh) of the
+// warpgroup's 64 x BLOCK_N slice at (row0, n0). beta == 0: C is never read.
+__device__ __forceinline__ void store_tile(const float (&acc)[ACC_REGS], float* C, long long ldc,
+                                           int M, int N, int row0, int n0, float alpha, float beta) {
+  const int lane = threadIdx.x % 32;
+  const int row_first = row0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;
+  const bool pairs = (ldc % 2 == 0) && (reinterpret_cast<unsigned long long>(C) % 8 == 0);
+#pragma unroll
+  for (int j = 0; j < BLOCK_N / 8; ++j) {
+    const int col = n0 + 8 * j + 2 * (lane % 4);
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = row_first + 8 * h;
+      if (row >= M || col >= N) continue;
+      float* c = C + (long long)row * ldc + col;
+      float v0 = alpha * acc[4 * j + 2 * h], v1 = alpha * acc[4 * j + 2 * h + 1];
+      if (pairs && col + 1 < N) {
+        if (beta != 0.0f) {
+          const float2 old = *reinterpret_cast<const float2*>(c);
+          v0 = fmaf(beta, old.x, v0), v1 = fmaf(beta, old.y, v1);
+        }
+        *reinterpret_cast<float2*>(c) = make_float2(v0, v1);
+      } else {
+        c[0] = beta != 0.0f ? fmaf(beta, c[0], v0) : v0;
+        if (col + 1 < N) c[1] = beta != 0.0f ? fmaf(beta, c[1], v1) : v1;
+      }
+    }
+  }
+}
+
+__device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, float* C, long long ldc,
+                                        int M, int N, int K, float alpha, float beta,
+                                        bool nan_guard) {
+  const int tiles_m = (M + BLOCK_M - 1) / BLOCK_M, tiles_n = (N + BLOCK_N - 1) / BLOCK_N;
+  const int wg_row0 = wg * 64;  // this warpgroup's rows inside the tile
+  Ring ring;
+  for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x) {
+    const TileCoord tile = tile_coord(t, tiles_m, tiles_n);
+    // Running sums: 64 x BLOCK_N per warpgroup, fragment layout of common/wgmma.cuh.
+    if constexpr (TF32X3) {
+      RunningSum sum;
+      mainloop_tf32x3(sum, ring_smem, ring, K, wg_row0, nan_guard);
+      store_tile(sum.total, C, ldc, M, N, tile.m0 + wg_row0, tile.n0, alpha, beta);
+    } else {
+      float sum[ACC_REGS];
+      mainloop_tf32(sum, ring_smem, ring, K, wg_row0);
+      store_tile(sum, C, ldc, M, N, tile.m0 + wg_row0, tile.n0, alpha, beta);
+    }
+  }
+}
+
+// ---- the kernel -------------------------------------------------------------------------
+// Grid: min(#SMs, tiles) CTAs (1-D, persistent), THREADS threads, SMEM_TOTAL bytes of dynamic
+// shared memory. Tensor maps: see the file header; for tf32 the small maps are not read (pass
+// the big ones again). nonfinite: the pre-pass flag (tf32x3), or null.
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
+KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__ TensorMap map_b_big,
+            const __grid_constant__ TensorMap map_a_small, const __grid_constant__ TensorMap map_b_small,
+            float* __restrict__ C, long long ldc, int M, int N, int K, float alpha, float beta,
+            const unsigned* __restrict__ nonfinite) {
+  extern __shared__ __align__(1024) unsigned char smem[];
+  const SharedRing ring_smem{(smem_u32(smem) + SMEM_ALIGN - 1) & ~unsigned(SMEM_ALIGN - 1)};
+  const OperandMaps maps{{&map_a_big, &map_a_small}, {&map_b_big, &map_b_small}};
+
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbarrier_init(ring_smem.full(s), 1);               // the producer's expect_tx arrival
+      mbarrier_init(ring_smem.empty(s), 4 * CONSUMERS);  // one arrival per consumer warp
+    }
+    mbarrier_fence_init();
+    for (int p = 0; p < PLANES; ++p) tma_prefetch_map(maps.a[p]), tma_prefetch_map(maps.b[p]);
+  }
+  __syncthreads();
+
+  const int wg = threadIdx.x / 128;
+  if (wg == 0) {
+    if constexpr (USE_SETMAXNREG) warpgroup_reg_dealloc<PRODUCER_REGS>();
+    if (threadIdx.x == 0) produce(maps, ring_smem, M, N, K);
+  } else {
+    if constexpr (USE_SETMAXNREG) warpgroup_reg_alloc<CONSUMER_REGS>();
+    const bool nan_guard = TF32X3 && nonfinite != nullptr && *nonfinite != 0;
+    consume(wg - 1, ring_smem, C, ldc, M, N, K, alpha, beta, nan_guard);
+  }
+}
