@@ -23,36 +23,31 @@ __device__ __forceinline__ unsigned shared_address(const void* smem_ptr) {
 }
 
 // 16 bytes, L2 only (.cg): the operand is re-read from shared memory, not from L1.
+// smem_dst is a shared::cta address (shared_address), 16-byte aligned, as is gmem_src.
 // src_bytes in 0..16; bytes past src_bytes are written as zeros.
-__device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src, int src_bytes) {
+__device__ __forceinline__ void cp_async_16(unsigned smem_dst, const void* gmem_src, int src_bytes) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
                :
-               : "r"(shared_address(smem_dst)), "l"(gmem_src), "r"(src_bytes)
+               : "r"(smem_dst), "l"(gmem_src), "r"(src_bytes)
                : "memory");
 }
 
 // 16 bytes, all in range (no src-size operand).
-__device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n"
-               :
-               : "r"(shared_address(smem_dst)), "l"(gmem_src)
-               : "memory");
+__device__ __forceinline__ void cp_async_16(unsigned smem_dst, const void* gmem_src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" : : "r"(smem_dst), "l"(gmem_src) : "memory");
 }
 
-// 4 bytes through L1 (.ca: .cg does not exist for 4 bytes). src_bytes is 4 or 0 (zero-fill).
-__device__ __forceinline__ void cp_async_4(void* smem_dst, const void* gmem_src, int src_bytes) {
+// 4 bytes through L1 (.ca: .cg exists for 16 bytes only). src_bytes is 4, or 0 to zero-fill.
+__device__ __forceinline__ void cp_async_4(unsigned smem_dst, const void* gmem_src, int src_bytes) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n"
                :
-               : "r"(shared_address(smem_dst)), "l"(gmem_src), "r"(src_bytes)
+               : "r"(smem_dst), "l"(gmem_src), "r"(src_bytes)
                : "memory");
 }
 
 // 4 bytes, in range.
-__device__ __forceinline__ void cp_async_4(void* smem_dst, const void* gmem_src) {
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n"
-               :
-               : "r"(shared_address(smem_dst)), "l"(gmem_src)
-               : "memory");
+__device__ __forceinline__ void cp_async_4(unsigned smem_dst, const void* gmem_src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" : : "r"(smem_dst), "l"(gmem_src) : "memory");
 }
 
 // Closes the group of copies this thread issued since the last commit (an empty group is fine).

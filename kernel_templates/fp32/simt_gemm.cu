@@ -4,14 +4,16 @@
 //   TRANS_A = 0: A stored M x K, (m,k) at A[m*lda + k]   TRANS_A = 1: K x M, at A[k*lda + m]
 //   TRANS_B = 0: B stored K x N, (k,n) at B[k*ldb + n]   TRANS_B = 1: N x K, at B[n*ldb + k]
 //
-// One CTA computes a BLOCK_M x BLOCK_N tile of C. Per K slice of BLOCK_K:
-//   load_tile_a / load_tile_b  global -> shared with cp.async, both tiles stored K-outer
-//                              (As[k][m], Bs[k][n]); a transpose happens on the way in
-//   mma_tile                   BLOCK_K rank-1 updates of the register accumulators
+// One CTA computes a BLOCK_M x BLOCK_N tile of C (CTAs ordered by tile_coord). Per K slice
+// of BLOCK_K:
+//   LoaderA / LoaderB   global -> shared with cp.async, both tiles stored K-outer
+//                       (As[k][m], Bs[k][n]); a transpose happens on the way in
+//   mma_tile            BLOCK_K rank-1 updates of the register accumulators
 // STAGES-1 slices are in flight while one is computed; store_tile writes C at the end.
 //
 // The generator prepends a prologue of constants; the defaults below are used only when
 // this file is compiled on its own (kernel development).
+#include "common/address.cuh"
 #include "common/cp_async.cuh"
 
 #ifndef KERNEL_NAME
@@ -22,7 +24,6 @@ constexpr int THREAD_M = 8, THREAD_N = 8;                  // C elements per thr
 constexpr int STAGES = 3, SPLIT_K = 1, RASTER_GROUP = 8;
 constexpr int TRANS_A = 0, TRANS_B = 0;
 constexpr int VEC_A = 4, VEC_B = 4, VEC_C = 4;             // 4: 16-byte accesses allowed
-constexpr int MIN_CTAS_PER_SM = 1;                          // occupancy the registers must allow
 constexpr int SMEM_BYTES = -1;                              // host's number; < 0: unchecked
 #endif
 
@@ -37,7 +38,7 @@ constexpr int FRAGS_N = THREAD_N / 4;
 
 // Row stride of a K-outer shared tile: the row plus a pad that makes the stride 4 (mod 32)
 // floats. Rows stay 16-byte aligned for float4 reads, and the transposing loader's 8 k x 4 x
-// writes fall into 32 distinct banks (see load_tile_transposed).
+// writes fall into 32 distinct banks (see TileLoader).
 __host__ __device__ constexpr int smem_stride(int block_x) { return block_x + (36 - block_x % 32) % 32; }
 constexpr int A_STRIDE = smem_stride(BLOCK_M);
 constexpr int B_STRIDE = smem_stride(BLOCK_N);
@@ -62,120 +63,113 @@ static_assert(SMEM_TOTAL <= 227 * 1024, "shared memory exceeds the 227 KiB an sm
 static_assert(SMEM_BYTES < 0 || SMEM_BYTES == SMEM_TOTAL,
               "host and template disagree on the shared-memory size (codegen shared_memory_bytes)");
 
-// Where one operand's tile lives in global memory. Element (k, x) of op(A) (x = m) or of
-// op(B) (x = n); x0 is the CTA's first x, X the extent (M or N).
-struct Operand {
-  const float* ptr;
-  long long ld;
-  int x0;
-  int X;
+// ---- global -> shared: one BLOCK_K x BLOCK_X slice of an operand into tile[k][x] ----------
+// Element (k, x) of op(A) (x = m) or op(B) (x = n). Each thread copies SLOTS pieces per slice,
+// all at compile-time offsets (dk(s), dx(s)) from its first piece, so a slot costs one address
+// instruction (add_rows) and one cp.async. Three thread maps:
+//
+//  X_CONTIGUOUS, VEC = 4   x contiguous in global memory as in shared memory (A stored K x M,
+//                          B stored K x N), rows 16-byte aligned: one 16-byte copy per float4;
+//                          consecutive threads take consecutive float4 of a row.
+//  X_CONTIGUOUS, VEC = 1   the same with 4-byte copies (rows not 16-byte aligned).
+//  !X_CONTIGUOUS           k contiguous in global memory (A stored M x K, B stored N x K): the
+//                          slice is transposed on the way in with 4-byte copies. A warp copies
+//                          8 k x 4 x per instruction, lane -> (k = lane % 8, x = lane / 8): each
+//                          8-lane group reads one 32-byte run of a global row (coalesced), and
+//                          the shared writes k*STRIDE + x with STRIDE = 4 (mod 32) hit banks
+//                          4*(lane % 8) + lane / 8, all 32 distinct. Warps take 4-row groups
+//                          round-robin, each with all BLOCK_K / 8 of its k runs.
+//
+// CHECKED copies predicate every element against X and K (src-size 0 zero-fills; the source
+// address then falls back to the matrix base); unchecked slices are known to be in range.
+template <int BLOCK_X, bool X_CONTIGUOUS, int VEC>
+struct TileLoader {
+  static constexpr int STRIDE = smem_stride(BLOCK_X);
+  static constexpr int WARPS = THREADS / 32;
+  static constexpr int WIDTH = X_CONTIGUOUS ? VEC : 1;            // floats per copy
+  static constexpr int UNITS_PER_ROW = BLOCK_X / WIDTH;            // copies per k row (contiguous maps)
+  static constexpr int UNITS = BLOCK_K * UNITS_PER_ROW;           // copies per slice
+  static constexpr int K_RUNS = BLOCK_K / 8;                      // transposed map: k runs per row
+  static constexpr int ROW_GROUPS = BLOCK_X / (4 * WARPS);        // transposed map: 4-row groups per warp
+  static constexpr int SLOTS = X_CONTIGUOUS ? (UNITS + THREADS - 1) / THREADS : K_RUNS * ROW_GROUPS;
+  static constexpr bool ALL_ACTIVE = !X_CONTIGUOUS || UNITS >= THREADS;  // else threads >= UNITS idle
+
+  static_assert(!X_CONTIGUOUS || UNITS_PER_ROW % THREADS == 0 || THREADS % UNITS_PER_ROW == 0,
+                "a contiguous row must be a multiple or a divisor of the CTA's threads");
+  static_assert(!X_CONTIGUOUS || UNITS % THREADS == 0 || UNITS < THREADS,
+                "copies must split evenly over the threads");
+  static_assert(X_CONTIGUOUS || BLOCK_X % (4 * WARPS) == 0,
+                "the transposing loader needs BLOCK_X to be a multiple of 4 rows per warp");
+  static_assert(X_CONTIGUOUS || STRIDE % 32 == 4, "the transposing loader needs STRIDE = 4 (mod 32)");
+
+  // Offsets of slot s from the thread's first piece, in k and in x.
+  __host__ __device__ static constexpr int dk(int s) {
+    return X_CONTIGUOUS ? (s * THREADS) / UNITS_PER_ROW : (s % K_RUNS) * 8;
+  }
+  __host__ __device__ static constexpr int dx(int s) {
+    return X_CONTIGUOUS ? ((s * THREADS) % UNITS_PER_ROW) * WIDTH : (s / K_RUNS) * 4 * WARPS;
+  }
+
+  const float* matrix;  // the operand's base: source of zero-filled copies
+  const float* first;   // this thread's first element of the slice at k0 = 0
+  unsigned row_bytes;   // ld * 4: step between global rows (rows are k when X_CONTIGUOUS, else x)
+  int x_first;          // x0 + this thread's first x
+  int k_first;          // this thread's first k inside a slice
+  int X;                // extent along x (M or N)
+  int smem_first;       // this thread's first float inside a stage
+  bool active;
+
+  __device__ __forceinline__ TileLoader(const float* ptr, long long ld, int x0, int x_extent) {
+    const int tid = threadIdx.x;
+    int x_in, k_in;
+    if (X_CONTIGUOUS) {
+      k_in = tid / UNITS_PER_ROW;
+      x_in = (tid % UNITS_PER_ROW) * WIDTH;
+    } else {
+      k_in = tid % 8;                   // lane % 8
+      x_in = (tid / 32) * 4 + tid % 32 / 8;  // the warp's 4-row group, lane / 8 inside it
+    }
+    matrix = ptr;
+    first = X_CONTIGUOUS ? ptr + (long long)k_in * ld + (x0 + x_in) : ptr + (long long)(x0 + x_in) * ld + k_in;
+    row_bytes = static_cast<unsigned>(ld) * 4u;
+    x_first = x0 + x_in;
+    k_first = k_in;
+    X = x_extent;
+    smem_first = k_in * STRIDE + x_in;
+    active = ALL_ACTIVE || tid < UNITS;
+  }
+
+  // Copies slice [k0, k0 + BLOCK_K) into `stage` (tile[BLOCK_K][STRIDE]).
+  template <bool CHECKED>
+  __device__ __forceinline__ void copy(float* stage, int k0, int K) const {
+    if (!ALL_ACTIVE && !active) return;
+    // The slice's first element for this thread: k0 more columns (k contiguous) or rows.
+    const float* slice = X_CONTIGUOUS ? add_rows(first, k0, row_bytes) : first + k0;
+    const unsigned dst0 = shared_address(stage + smem_first);
+#pragma unroll
+    for (int s = 0; s < SLOTS; ++s) {
+      const unsigned dst = dst0 + (dk(s) * STRIDE + dx(s)) * 4;
+      // Global rows are k (contiguous x) or x (contiguous k); the other offset is in-row.
+      const int rows = X_CONTIGUOUS ? dk(s) : dx(s);
+      const float* src = (rows == 0 ? slice : add_rows(slice, rows, row_bytes)) + (X_CONTIGUOUS ? dx(s) : dk(s));
+      if (!CHECKED) {
+        if (WIDTH == 4) cp_async_16(dst, src); else cp_async_4(dst, src);
+        continue;
+      }
+      const int k = k0 + k_first + dk(s);
+      const int x = x_first + dx(s);
+      // Elements in range of this copy: 0..WIDTH (a float4 may straddle the X edge).
+      const int valid = k < K ? min(max(X - x, 0), WIDTH) : 0;
+      if (WIDTH == 4) cp_async_16(dst, valid > 0 ? src : matrix, valid * 4);
+      else cp_async_4(dst, valid > 0 ? src : matrix, valid * 4);
+    }
+  }
 };
 
-// ---- global -> shared loaders: one BLOCK_K x BLOCK_X slice into tile[k][x] ----------
-// CHECKED: predicate every element against X and K (src-size 0 = zero fill); unchecked
-// slices are known to be fully in range.
-
-// x contiguous in global memory, 16-byte aligned rows (VEC = 4): one cp.async per float4.
-template <int BLOCK_X, bool CHECKED>
-__device__ __forceinline__ void load_tile_vec4(float* tile, const Operand& g, int k0, int K) {
-  constexpr int STRIDE = smem_stride(BLOCK_X);
-  constexpr int VECS_PER_ROW = BLOCK_X / 4;
-  constexpr int VECS = BLOCK_K * VECS_PER_ROW;
-#pragma unroll
-  for (int i = 0; i < (VECS + THREADS - 1) / THREADS; ++i) {
-    const int v = threadIdx.x + i * THREADS;  // consecutive threads: consecutive float4 of a row
-    if (VECS % THREADS != 0 && v >= VECS) break;
-    const int k = v / VECS_PER_ROW;
-    const int x = (v % VECS_PER_ROW) * 4;
-    float* dst = tile + k * STRIDE + x;
-    const float* src = g.ptr + (long long)(k0 + k) * g.ld + (g.x0 + x);
-    if (CHECKED) {
-      // Elements past X inside the float4 are zero-filled: src-size counts the valid ones.
-      const int valid = (k0 + k < K) ? min(max(g.X - (g.x0 + x), 0), 4) : 0;
-      cp_async_16(dst, valid > 0 ? src : g.ptr, valid * 4);
-    } else {
-      cp_async_16(dst, src);
-    }
-  }
-}
-
-// x contiguous, rows not 16-byte aligned (VEC = 1): one float per copy. Consecutive threads
-// take consecutive x, so global reads and shared writes are both contiguous.
-template <int BLOCK_X, bool CHECKED>
-__device__ __forceinline__ void load_tile_contiguous(float* tile, const Operand& g, int k0, int K) {
-  constexpr int STRIDE = smem_stride(BLOCK_X);
-  constexpr int ELEMS = BLOCK_K * BLOCK_X;
-#pragma unroll
-  for (int i = 0; i < (ELEMS + THREADS - 1) / THREADS; ++i) {
-    const int e = threadIdx.x + i * THREADS;
-    if (ELEMS % THREADS != 0 && e >= ELEMS) break;
-    const int k = e / BLOCK_X;
-    const int x = e % BLOCK_X;
-    float* dst = tile + k * STRIDE + x;
-    const float* src = g.ptr + (long long)(k0 + k) * g.ld + (g.x0 + x);
-    if (CHECKED) {
-      const bool ok = k0 + k < K && g.x0 + x < g.X;
-      cp_async_4(dst, ok ? src : g.ptr, ok ? 4 : 0);
-    } else {
-      cp_async_4(dst, src);
-    }
-  }
-}
-
-// k contiguous in global memory (A with TRANS_A = 0, B with TRANS_B = 1): the slice is
-// transposed on the way in, one float per copy. Each warp copies pieces of 8 k x 4 x:
-// lane -> (k = lane % 8, x = lane / 8). Each 8-lane group reads one 32-byte run of a global
-// row (coalesced); the shared writes go to k*STRIDE + x with STRIDE = 4 (mod 32), i.e. banks
-// 4*(lane % 8) + lane / 8: 32 distinct banks, no conflict.
-template <int BLOCK_X, bool CHECKED>
-__device__ __forceinline__ void load_tile_transposed(float* tile, const Operand& g, int k0, int K) {
-  constexpr int STRIDE = smem_stride(BLOCK_X);
-  constexpr int K_RUNS = BLOCK_K / 8;               // 8-long k runs per x
-  constexpr int PIECES = K_RUNS * (BLOCK_X / 4);    // 8 k x 4 x pieces of the slice
-  constexpr int WARPS = THREADS / 32;
-  static_assert(STRIDE % 32 == 4, "the transposing loader's bank-conflict freedom needs STRIDE = 4 mod 32");
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-#pragma unroll
-  for (int i = 0; i < (PIECES + WARPS - 1) / WARPS; ++i) {
-    const int piece = warp + i * WARPS;
-    if (PIECES % WARPS != 0 && piece >= PIECES) break;
-    const int k = (piece % K_RUNS) * 8 + lane % 8;
-    const int x = (piece / K_RUNS) * 4 + lane / 8;
-    float* dst = tile + k * STRIDE + x;
-    const float* src = g.ptr + (long long)(g.x0 + x) * g.ld + (k0 + k);
-    if (CHECKED) {
-      const bool ok = k0 + k < K && g.x0 + x < g.X;
-      cp_async_4(dst, ok ? src : g.ptr, ok ? 4 : 0);
-    } else {
-      cp_async_4(dst, src);
-    }
-  }
-}
-
-// Picks the path: the transpose is a layout, decided at compile time.
-template <int BLOCK_X, bool X_CONTIGUOUS, int VEC, bool CHECKED>
-__device__ __forceinline__ void load_tile(float* tile, const Operand& g, int k0, int K) {
-  if constexpr (!X_CONTIGUOUS) {
-    load_tile_transposed<BLOCK_X, CHECKED>(tile, g, k0, K);
-  } else if constexpr (VEC == 4) {
-    load_tile_vec4<BLOCK_X, CHECKED>(tile, g, k0, K);
-  } else {
-    load_tile_contiguous<BLOCK_X, CHECKED>(tile, g, k0, K);
-  }
-}
-
-// op(A) slice -> As[BLOCK_K][A_STRIDE]; M is contiguous in global memory when A is stored K x M.
-template <bool CHECKED>
-__device__ __forceinline__ void load_tile_a(float* as, const Operand& a, int k0, int K) {
-  load_tile<BLOCK_M, TRANS_A != 0, VEC_A, CHECKED>(as, a, k0, K);
-}
-
-// op(B) slice -> Bs[BLOCK_K][B_STRIDE]; N is contiguous in global memory when B is stored K x N.
-template <bool CHECKED>
-__device__ __forceinline__ void load_tile_b(float* bs, const Operand& b, int k0, int K) {
-  load_tile<BLOCK_N, TRANS_B == 0, VEC_B, CHECKED>(bs, b, k0, K);
-}
+// op(A): M is contiguous in global memory when A is stored K x M (TRANS_A = 1).
+using LoaderA = TileLoader<BLOCK_M, TRANS_A != 0, VEC_A>;
+// op(B): N is contiguous in global memory when B is stored K x N (TRANS_B = 0).
+using LoaderB = TileLoader<BLOCK_N, TRANS_B == 0, VEC_B>;
 
 // ---- shared -> registers -> FFMA ----------------------------------------------------
 // as / bs point at this thread's first fragment of one stage: lane (lane_m, lane_n) of a warp
@@ -263,7 +257,7 @@ __device__ __forceinline__ TileCoord tile_coord(int M, int N) {
 // ---- the kernel -------------------------------------------------------------------------
 // Grid: ceil(M/BLOCK_M) * ceil(N/BLOCK_N) CTAs (1-D), THREADS threads, SMEM_TOTAL bytes of
 // dynamic shared memory.
-extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS_PER_SM)
+extern "C" __global__ void __launch_bounds__(THREADS)
 KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
             const float* __restrict__ B, long long ldb, float* __restrict__ C, long long ldc,
             float alpha, float beta) {
@@ -271,9 +265,12 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
   float* const as = smem;                       // [STAGES][BLOCK_K][A_STRIDE]  op(A) slices
   float* const bs = smem + STAGES * A_STAGE;    // [STAGES][BLOCK_K][B_STRIDE]  op(B) slices
 
+  // add_rows takes a row as 32-bit bytes (ld < 2^30 floats): refuse, loudly, what does not fit.
+  if (lda >= (1ll << 30) || ldb >= (1ll << 30)) __trap();
+
   const TileCoord tile = tile_coord(M, N);
-  const Operand a{A, lda, tile.m0, M};
-  const Operand b{B, ldb, tile.n0, N};
+  const LoaderA load_a(A, lda, tile.m0, M);
+  const LoaderB load_b(B, ldb, tile.n0, N);
   const bool interior = tile.m0 + BLOCK_M <= M && tile.n0 + BLOCK_N <= N;
   const int k_tiles = (K + BLOCK_K - 1) / BLOCK_K;
 
@@ -281,11 +278,11 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
   auto load_slice = [&](int kt, int s) {
     const int k0 = kt * BLOCK_K;
     if (interior && k0 + BLOCK_K <= K) {
-      load_tile_a<false>(as + s * A_STAGE, a, k0, K);
-      load_tile_b<false>(bs + s * B_STAGE, b, k0, K);
+      load_a.copy<false>(as + s * A_STAGE, k0, K);
+      load_b.copy<false>(bs + s * B_STAGE, k0, K);
     } else {
-      load_tile_a<true>(as + s * A_STAGE, a, k0, K);
-      load_tile_b<true>(bs + s * B_STAGE, b, k0, K);
+      load_a.copy<true>(as + s * A_STAGE, k0, K);
+      load_b.copy<true>(bs + s * B_STAGE, k0, K);
     }
   };
 

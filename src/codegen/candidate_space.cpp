@@ -17,12 +17,15 @@ namespace {
 int smem_stride(int block_x) { return block_x + (36 - block_x % 32) % 32; }
 
 constexpr int kRegisterAllowance = 40;  // addresses, indices, loop state (see estimated_registers)
-constexpr int kH100Sms = 132;           // SMs of an H100 SXM / H200; default_config's wave rule
-constexpr int kSmemReservedPerCta = 1024;
+constexpr int64_t kDefaultMinCtas = 2 * 132;  // two CTAs on each SM of an H100 SXM / H200
 
 // The lane arrangements a warp may use (lanes along M x along N). 4x8 and 8x4 keep every
 // float4 fragment read of a warp within 128 distinct bytes: one shared-memory wavefront.
 constexpr int kLaneShapes[][2] = {{4, 8}, {8, 4}};
+
+// Pipeline depths worth trying per block_k: at least 16 k in flight, at most about 96.
+constexpr int kMinStages(int bk) { return bk == 8 ? 3 : 2; }
+constexpr int kMaxStages(int bk) { return bk == 8 ? 5 : bk == 16 ? 4 : 3; }
 
 bool allowed_thread_tile(int tm, int tn) {
   constexpr int kThreadTiles[][2] = {{4, 4}, {4, 8}, {8, 4}, {8, 8}, {8, 16}, {16, 8}};
@@ -63,15 +66,6 @@ size_t shared_memory_bytes(const KernelConfig& c) {
 
 int estimated_registers(const KernelConfig& c) {
   return c.thread_m * c.thread_n + 2 * (c.thread_m + c.thread_n) + kRegisterAllowance;
-}
-
-int min_ctas_per_sm(const KernelConfig& c, const StaticLimits& limits) {
-  const int threads = std::max(c.threads(), 1);
-  const int regs = (estimated_registers(c) + 7) / 8 * 8;  // registers are allocated in units of 8
-  const int by_regs = limits.registers_per_sm / (threads * regs);
-  const int by_smem = static_cast<int>(limits.smem_per_sm_bytes / (shared_memory_bytes(c) + kSmemReservedPerCta));
-  const int by_threads = limits.max_threads_per_sm / threads;
-  return std::max(1, std::min({by_regs, by_smem, by_threads}));
 }
 
 bool statically_valid(const KernelConfig& c, const StaticLimits& limits, std::string* why) {
@@ -121,13 +115,14 @@ std::vector<KernelConfig> candidate_space(const ProblemKey& key, const StaticLim
         for (int wm = 1; wm <= warps; wm *= 2) {
           const int wn = warps / wm;
           if (bm % wm != 0 || bn % wn != 0) continue;
+          const int warp_m = bm / wm, warp_n = bn / wn;
+          if (warp_m > 2 * warp_n || warp_n > 2 * warp_m) continue;  // near-square warp tiles
           for (const auto& lanes : kLaneShapes) {
-            const int warp_m = bm / wm, warp_n = bn / wn;
             if (warp_m % lanes[0] != 0 || warp_n % lanes[1] != 0) continue;
             const int tm = warp_m / lanes[0], tn = warp_n / lanes[1];
             if (!allowed_thread_tile(tm, tn)) continue;
             for (int bk : {8, 16, 32})
-              for (int stages = 2; stages <= 5; ++stages) {
+              for (int stages = kMinStages(bk); stages <= kMaxStages(bk); ++stages) {
                 const KernelConfig c = simt(bm, bn, bk, wm, wn, tm, tn, stages);
                 if (statically_valid(c, limits, nullptr)) out.push_back(c);
               }
@@ -143,19 +138,28 @@ std::vector<KernelConfig> candidate_space(const ProblemKey& key, const StaticLim
 std::vector<KernelConfig> representative_sample(const ProblemKey& key) {
   require_fp32(key, "representative_sample");
   return {
-      simt(64, 64, 8, 2, 2, 4, 8, 2),      // smallest tile, one M fragment, 2 stages
-      simt(64, 64, 8, 2, 4, 4, 4, 5),      // 4x4 threads; 256 threads > 128 float4 copies; 5 stages
-      simt(128, 128, 8, 2, 4, 8, 8, 3),    // the default for large problems
-      simt(128, 128, 16, 2, 2, 8, 16, 4),  // 16-wide thread tiles, 4 warps
-      simt(256, 128, 16, 4, 2, 8, 16, 3),  // 256-row tile
-      simt(128, 256, 32, 2, 4, 16, 8, 2),  // 16-high thread tiles, block_k 32, 100 KiB of shared memory
+      simt(64, 64, 8, 2, 2, 4, 8, 3),      // the small default: one float4 fragment along M
+      simt(64, 64, 8, 2, 4, 4, 4, 5),      // 4x4 threads; 256 threads for 128 float4 copies; 5 stages
+      simt(64, 128, 16, 1, 4, 8, 8, 3),    // the large default
+      simt(128, 128, 16, 4, 2, 8, 8, 3),   // the NT default
+      simt(256, 64, 32, 4, 2, 8, 8, 2),    // the TT default: 256-row tile, block_k 32, 2 stages
+      simt(256, 64, 16, 4, 1, 8, 16, 3),   // 16-wide thread tiles; 256-float rows on 128 threads
+      simt(128, 256, 32, 2, 4, 16, 8, 2),  // 16-high thread tiles, 100 KiB of shared memory
   };
 }
 
 KernelConfig default_config(const ProblemKey& key) {
   require_fp32(key, "default_config");
-  const int64_t tiles_128 = ((key.m + 127) / 128) * ((key.n + 127) / 128);
-  if (key.m >= 128 && key.n >= 128 && tiles_128 >= kH100Sms) return simt(128, 128, 8, 2, 4, 8, 8, 3);
+  const auto fits = [&](const KernelConfig& c) {
+    const int64_t ctas = ((key.m + c.block_m - 1) / c.block_m) * ((key.n + c.block_n - 1) / c.block_n);
+    return key.m >= c.block_m && key.n >= c.block_n && ctas >= kDefaultMinCtas;
+  };
+  const KernelConfig nt = simt(128, 128, 16, 4, 2, 8, 8, 3);
+  const KernelConfig tt = simt(256, 64, 32, 4, 2, 8, 8, 2);
+  const KernelConfig wide = simt(64, 128, 16, 1, 4, 8, 8, 3);
+  if (key.trans_a == Op::N && key.trans_b == Op::T && fits(nt)) return nt;
+  if (key.trans_a == Op::T && key.trans_b == Op::T && fits(tt)) return tt;
+  if (fits(wide)) return wide;
   return simt(64, 64, 8, 2, 2, 4, 8, 3);
 }
 

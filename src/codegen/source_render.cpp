@@ -27,7 +27,6 @@ std::string prologue(const KernelConfig& c, const KernelSpecialization& s, const
       "constexpr int STAGES = {stages}, SPLIT_K = {split}, RASTER_GROUP = {group};\n"
       "constexpr int TRANS_A = {ta}, TRANS_B = {tb};\n"
       "constexpr int VEC_A = {va}, VEC_B = {vb}, VEC_C = {vc};\n"
-      "constexpr int MIN_CTAS_PER_SM = {ctas};\n"
       "constexpr int SMEM_BYTES = {smem};\n",
       fmt::arg("config", c.name()), fmt::arg("spec", s.suffix()), fmt::arg("name", kernel_name),
       fmt::arg("bm", c.block_m), fmt::arg("bn", c.block_n), fmt::arg("bk", c.block_k), fmt::arg("wm", c.warps_m),
@@ -35,7 +34,7 @@ std::string prologue(const KernelConfig& c, const KernelSpecialization& s, const
       fmt::arg("stages", c.stages), fmt::arg("split", c.split_k), fmt::arg("group", c.raster_group),
       fmt::arg("ta", s.trans_a == Op::T ? 1 : 0), fmt::arg("tb", s.trans_b == Op::T ? 1 : 0),
       fmt::arg("va", s.vec_a), fmt::arg("vb", s.vec_b), fmt::arg("vc", s.vec_c),
-      fmt::arg("ctas", min_ctas_per_sm(c)), fmt::arg("smem", shared_memory_bytes(c)));
+      fmt::arg("smem", shared_memory_bytes(c)));
 }
 
 }  // namespace

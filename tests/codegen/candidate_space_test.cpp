@@ -1,0 +1,172 @@
+// The candidate space, its static pruning, the sample, the default and launch geometry.
+#include "codegen/candidate_space.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+namespace {
+
+ProblemKey key_of(int64_t m, int64_t n, int64_t k, Op ta = Op::N, Op tb = Op::N, int vec = 4) {
+  ProblemKey key;
+  key.m = m, key.n = n, key.k = k;
+  key.trans_a = ta, key.trans_b = tb;
+  key.vec_a = key.vec_b = key.vec_c = vec;
+  return key;
+}
+
+std::vector<ProblemKey> keys_to_check() {
+  std::vector<ProblemKey> keys;
+  const int64_t sizes[][3] = {{4096, 4096, 4096}, {1, 1, 1},       {7, 7, 7},         {127, 127, 127},
+                              {1537, 1537, 1537}, {7, 4096, 4096}, {4096, 64, 4096}, {256, 256, 524288},
+                              {2048, 4096, 8192}};
+  for (const auto& s : sizes)
+    for (Op ta : {Op::N, Op::T})
+      for (Op tb : {Op::N, Op::T})
+        for (int vec : {4, 1}) keys.push_back(key_of(s[0], s[1], s[2], ta, tb, vec));
+  return keys;
+}
+
+bool contains(const std::vector<KernelConfig>& space, const KernelConfig& c) {
+  return std::find(space.begin(), space.end(), c) != space.end();
+}
+
+TEST(CandidateSpace, EveryCandidateIsValidAndThereAreEnough) {
+  for (const ProblemKey& key : keys_to_check()) {
+    const auto space = candidate_space(key);
+    EXPECT_GE(space.size(), 24u) << key.canonical();
+    std::set<std::string> names;
+    for (const KernelConfig& c : space) {
+      std::string why;
+      EXPECT_TRUE(statically_valid(c, StaticLimits{}, &why)) << c.name() << ": " << why;
+      EXPECT_LE(estimated_registers(c), 255) << c.name();
+      EXPECT_LE(shared_memory_bytes(c), StaticLimits{}.max_smem_bytes) << c.name();
+      EXPECT_TRUE(names.insert(c.name()).second) << "duplicate " << c.name();
+    }
+    EXPECT_TRUE(contains(space, default_config(key))) << key.canonical() << ": " << default_config(key).name();
+  }
+}
+
+TEST(CandidateSpace, TilesFollowTheProblemSize) {
+  for (const KernelConfig& c : candidate_space(key_of(7, 7, 7))) {
+    EXPECT_EQ(c.block_m, 64) << c.name();
+    EXPECT_EQ(c.block_n, 64) << c.name();
+  }
+  for (const KernelConfig& c : candidate_space(key_of(127, 4096, 64))) EXPECT_LE(c.block_m, 128) << c.name();
+  const auto big = candidate_space(key_of(4096, 4096, 4096));
+  EXPECT_TRUE(std::any_of(big.begin(), big.end(), [](const KernelConfig& c) { return c.block_m == 256; }));
+  EXPECT_TRUE(std::any_of(big.begin(), big.end(), [](const KernelConfig& c) { return c.block_n == 256; }));
+  EXPECT_TRUE(std::any_of(big.begin(), big.end(), [](const KernelConfig& c) { return c.thread_n == 16; }));
+  EXPECT_TRUE(std::any_of(big.begin(), big.end(), [](const KernelConfig& c) { return c.stages == 5; }));
+  EXPECT_TRUE(std::any_of(big.begin(), big.end(), [](const KernelConfig& c) { return c.block_k == 32; }));
+}
+
+TEST(CandidateSpace, SpaceIsDeterministicAndSorted) {
+  const auto a = candidate_space(key_of(4096, 4096, 4096));
+  EXPECT_EQ(a, candidate_space(key_of(4096, 4096, 4096)));
+  EXPECT_TRUE(std::is_sorted(a.begin(), a.end(),
+                             [](const KernelConfig& x, const KernelConfig& y) { return x.name() < y.name(); }));
+}
+
+TEST(CandidateSpace, SampleIsSmallValidAndPartOfTheLargeSpace) {
+  const ProblemKey key = key_of(4096, 4096, 4096);
+  const auto sample = representative_sample(key);
+  const auto space = candidate_space(key);
+  EXPECT_GE(sample.size(), 5u);
+  EXPECT_LE(sample.size(), 8u);
+  std::set<int> stages, block_k, frags_m, frags_n;
+  for (const KernelConfig& c : sample) {
+    EXPECT_TRUE(contains(space, c)) << c.name();
+    stages.insert(c.stages), block_k.insert(c.block_k);
+    frags_m.insert(c.thread_m / 4), frags_n.insert(c.thread_n / 4);
+  }
+  EXPECT_TRUE(stages.contains(2) && stages.contains(5));
+  EXPECT_EQ(block_k, (std::set<int>{8, 16, 32}));
+  EXPECT_TRUE(frags_m.contains(1) && frags_m.contains(4) && frags_n.contains(1) && frags_n.contains(4));
+}
+
+TEST(CandidateSpace, DefaultRule) {
+  const std::string wide = "simt_fp32_64x128x16_w1x4_t8x8_s3_k1_g8";
+  const std::string small = "simt_fp32_64x64x8_w2x2_t4x8_s3_k1_g8";
+  EXPECT_EQ(default_config(key_of(4096, 4096, 4096)).name(), wide);
+  EXPECT_EQ(default_config(key_of(2048, 4096, 8192, Op::T)).name(), wide);
+  EXPECT_EQ(default_config(key_of(4096, 4096, 4096, Op::N, Op::T)).name(), "simt_fp32_128x128x16_w4x2_t8x8_s3_k1_g8");
+  EXPECT_EQ(default_config(key_of(4096, 4096, 4096, Op::T, Op::T)).name(), "simt_fp32_256x64x32_w4x2_t8x8_s2_k1_g8");
+  EXPECT_EQ(default_config(key_of(2048, 2048, 64)).name(), wide);
+  EXPECT_EQ(default_config(key_of(2048, 2048, 64, Op::N, Op::T)).name(), wide);  // 256 CTAs of 128x128
+  EXPECT_EQ(default_config(key_of(128, 32768, 64, Op::T, Op::T)).name(), wide);    // too few rows for 256
+  EXPECT_EQ(default_config(key_of(7, 7, 7)).name(), small);
+  EXPECT_EQ(default_config(key_of(4096, 64, 4096)).name(), small);
+  EXPECT_EQ(default_config(key_of(1024, 1024, 1024)).name(), small);
+  for (const ProblemKey& key : keys_to_check())
+    EXPECT_TRUE(contains(representative_sample(key), default_config(key))) << key.canonical();
+}
+
+TEST(CandidateSpace, OtherPrecisionsAreNotSupportedYet) {
+  ProblemKey key = key_of(64, 64, 64);
+  key.precision = Precision::TF32x3;
+  EXPECT_THROW(candidate_space(key), NotSupported);
+  EXPECT_THROW(default_config(key), NotSupported);
+}
+
+TEST(StaticValidity, RejectionsSayWhy) {
+  auto why_not = [](KernelConfig c, StaticLimits limits = {}) {
+    std::string why;
+    EXPECT_FALSE(statically_valid(c, limits, &why)) << c.name();
+    return why;
+  };
+  KernelConfig c;
+  EXPECT_TRUE(statically_valid(c, StaticLimits{}, nullptr));
+  c.split_k = 2;
+  EXPECT_NE(why_not(c).find("split_k"), std::string::npos);
+  c = KernelConfig{};
+  c.block_k = 12;
+  EXPECT_NE(why_not(c).find("block_k=12"), std::string::npos);
+  c = KernelConfig{};
+  c.thread_m = 6;
+  EXPECT_NE(why_not(c).find("float4"), std::string::npos);
+  c = KernelConfig{};
+  c.warps_m = 8, c.warps_n = 8;  // 2048 threads
+  EXPECT_NE(why_not(c).find("threads"), std::string::npos);
+  c = KernelConfig::parse("simt_fp32_256x128x32_w4x2_t8x16_s5_k1_g8");
+  EXPECT_NE(why_not(c).find("shared memory"), std::string::npos);
+  c = KernelConfig::parse("simt_fp32_256x256x8_w2x4_t16x16_s2_k1_g8");
+  EXPECT_NE(why_not(c).find("registers"), std::string::npos);
+  StaticLimits small;
+  small.max_smem_bytes = 16 * 1024;
+  EXPECT_NE(why_not(KernelConfig{}, small).find("exceeds"), std::string::npos);
+  EXPECT_FALSE(statically_valid(c, StaticLimits{}, nullptr));  // why may be null
+}
+
+TEST(SharedMemory, MatchesTheTemplateLayout) {
+  // STAGES x BLOCK_K x (row + pad to 4 mod 32) floats for A and for B.
+  EXPECT_EQ(shared_memory_bytes(KernelConfig{}), 3u * 8 * (132 + 132) * 4);
+  EXPECT_EQ(shared_memory_bytes(KernelConfig::parse("simt_fp32_64x256x32_w1x8_t8x8_s2_k1_g8")), 2u * 32 * (68 + 260) * 4);
+}
+
+TEST(LaunchGeometry, GridCoversTheOutput) {
+  const KernelConfig c = KernelConfig::parse("simt_fp32_64x128x16_w2x2_t8x8_s3_k1_g8");
+  const LaunchGeometry g = launch_geometry(c, 4096, 4096, 4096);
+  EXPECT_EQ(g.grid_x, 64u * 32u);
+  EXPECT_EQ(g.grid_y, 1u);
+  EXPECT_EQ(g.grid_z, 1u);
+  EXPECT_EQ(g.block_x, 128u);
+  EXPECT_EQ(g.smem_bytes, shared_memory_bytes(c));
+  EXPECT_EQ(launch_geometry(c, 1, 1, 1).grid_x, 1u);
+  EXPECT_EQ(launch_geometry(c, 65, 129, 1).grid_x, 4u);
+  EXPECT_THROW(launch_geometry(c, 0, 1, 1), InvalidArgument);
+  EXPECT_THROW(launch_geometry(c, 1, 1, int64_t{1} << 31), InvalidArgument);
+  try {
+    launch_geometry(c, 64, -3, 1);
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("N=-3"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace jitgemm

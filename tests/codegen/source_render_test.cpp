@@ -1,0 +1,73 @@
+// render_kernel: the prologue of constants in front of the expanded template.
+#include "codegen/source_render.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <set>
+
+#include "codegen/candidate_space.hpp"
+#include "compile/hash.hpp"
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+namespace {
+
+bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+TEST(SourceRender, PrologueCarriesEveryConstant) {
+  const KernelConfig c = KernelConfig::parse("simt_fp32_256x64x16_w4x1_t8x16_s3_k1_g8");
+  const RenderedKernel r = render_kernel(c, KernelSpecialization{Op::T, Op::N, 4, 1, 4});
+  EXPECT_EQ(r.kernel_name, "jitgemm_simt_fp32_256x64x16_w4x1_t8x16_s3_k1_g8_TN_v4v1v4");
+  for (const char* line : {"#define KERNEL_NAME jitgemm_simt_fp32_256x64x16_w4x1_t8x16_s3_k1_g8_TN_v4v1v4\n",
+                           "constexpr int BLOCK_M = 256, BLOCK_N = 64, BLOCK_K = 16;\n",
+                           "constexpr int WARPS_M = 4, WARPS_N = 1;\n", "constexpr int THREAD_M = 8, THREAD_N = 16;\n",
+                           "constexpr int STAGES = 3, SPLIT_K = 1, RASTER_GROUP = 8;\n",
+                           "constexpr int TRANS_A = 1, TRANS_B = 0;\n", "constexpr int VEC_A = 4, VEC_B = 1, VEC_C = 4;\n"})
+    EXPECT_TRUE(contains(r.source, line)) << line;
+  EXPECT_TRUE(contains(r.source, "constexpr int SMEM_BYTES = " + std::to_string(shared_memory_bytes(c)) + ";\n"));
+  EXPECT_EQ(r.threads, 128);
+  EXPECT_EQ(r.smem_bytes, shared_memory_bytes(c));
+  // The prologue comes first and the template (with the includes inlined) after it.
+  EXPECT_LT(r.source.find("#define KERNEL_NAME"), r.source.find("#line 1 \"fp32/simt_gemm.cu\""));
+  EXPECT_FALSE(contains(r.source, "#include"));
+  EXPECT_TRUE(contains(r.source, "cp.async.cg.shared.global"));
+}
+
+TEST(SourceRender, TemplateHashCoversTheTemplateOnly) {
+  const RenderedKernel a = render_kernel(KernelConfig{}, KernelSpecialization{});
+  const RenderedKernel b = render_kernel(default_config(ProblemKey{}), KernelSpecialization{Op::T, Op::T, 1, 1, 1});
+  EXPECT_EQ(a.template_hash.size(), 32u);
+  EXPECT_EQ(a.template_hash, b.template_hash);
+  EXPECT_NE(a.source, b.source);
+  EXPECT_EQ(a.template_hash, hash_hex(TemplateStore::active().expand_includes(template_path(KernelFamily::SimtFp32))));
+}
+
+TEST(SourceRender, EveryKernelNameIsUniqueAndAnIdentifier) {
+  ProblemKey key;
+  key.m = key.n = key.k = 4096;
+  std::set<std::string> names;
+  for (const KernelConfig& c : candidate_space(key)) {
+    const std::string name = render_kernel(c, KernelSpecialization{}).kernel_name;
+    EXPECT_TRUE(names.insert(name).second) << name;
+    for (char ch : name) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') << name;
+  }
+}
+
+TEST(SourceRender, RejectsInvalidConfigsAndSpecializations) {
+  KernelConfig bad;
+  bad.thread_n = 16;  // 128x128 over 2x4 warps with 8x16 threads leaves 16 lanes idle
+  try {
+    render_kernel(bad, KernelSpecialization{});
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_TRUE(contains(e.what(), bad.name())) << e.what();
+    EXPECT_TRUE(contains(e.what(), "32 lanes")) << e.what();
+  }
+  EXPECT_THROW(render_kernel(KernelConfig{}, KernelSpecialization{Op::N, Op::N, 2, 4, 4}), InvalidArgument);
+}
+
+TEST(SourceRender, TemplatePathPerFamily) { EXPECT_EQ(template_path(KernelFamily::SimtFp32), "fp32/simt_gemm.cu"); }
+
+}  // namespace
+}  // namespace jitgemm

@@ -1,0 +1,143 @@
+// The kernel template through NVRTC for sm_90a: the representative sample of every
+// transpose and vector-width code path compiles with no spills and no stack; with
+// JITGEMM_FULL_SWEEP=1, every candidate of every distinct specialization does.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+
+#include "codegen/candidate_space.hpp"
+#include "codegen/source_render.hpp"
+#include "compile/compiler.hpp"
+
+namespace jitgemm {
+namespace {
+
+ProblemKey key_for(const KernelSpecialization& s) {
+  ProblemKey key;
+  key.m = key.n = key.k = 4096;  // the largest candidate space; smaller problems get subsets
+  key.trans_a = s.trans_a, key.trans_b = s.trans_b;
+  key.vec_a = s.vec_a, key.vec_b = s.vec_b, key.vec_c = s.vec_c;
+  return key;
+}
+
+struct Result {
+  std::string name;
+  bool ok = false;
+  ResourceUsage resources;
+  double compile_ms = 0;
+  std::string log;
+};
+
+// Compiles every config for `spec` on `jobs` threads (NVRTC is thread-safe).
+std::vector<Result> compile_all(const std::vector<KernelConfig>& configs, const KernelSpecialization& spec, int jobs) {
+  const Compiler compiler(std::nullopt);
+  std::vector<Result> results(configs.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < configs.size();) {
+      const RenderedKernel k = render_kernel(configs[i], spec);
+      const CompileOutcome out = compiler.compile(k.source, k.kernel_name, CompileOptions{});
+      results[i] = {k.kernel_name, out.ok, out.kernel.resources, out.kernel.compile_ms, out.log};
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::max(jobs, 1); ++t) threads.emplace_back(work);
+  for (auto& t : threads) t.join();
+  return results;
+}
+
+void expect_clean(const std::vector<Result>& results) {
+  for (const Result& r : results) {
+    ASSERT_TRUE(r.ok) << r.name << "\n" << r.log;
+    EXPECT_TRUE(r.resources.parsed) << r.name << "\n" << r.log;
+    EXPECT_EQ(r.resources.spill_store_bytes, 0) << r.name << ": " << r.resources.to_string();
+    EXPECT_EQ(r.resources.spill_load_bytes, 0) << r.name << ": " << r.resources.to_string();
+    EXPECT_EQ(r.resources.stack_bytes, 0) << r.name << ": " << r.resources.to_string();
+    EXPECT_LE(r.resources.registers, 255) << r.name;
+  }
+}
+
+std::string summary(const std::vector<Result>& results) {
+  double total = 0, worst = 0;
+  int max_regs = 0;
+  for (const Result& r : results) {
+    total += r.compile_ms, worst = std::max(worst, r.compile_ms);
+    max_regs = std::max(max_regs, r.resources.registers);
+  }
+  return fmt::format("{} kernels, {:.0f} ms per compile on average, {:.0f} ms the slowest, at most {} registers",
+                     results.size(), results.empty() ? 0.0 : total / results.size(), worst, max_regs);
+}
+
+// 4 transposes x {all 16-byte, all scalar}: between them every loader path (transposing,
+// 16-byte, 4-byte) of A and of B and both epilogues.
+class SampleCompiles : public ::testing::TestWithParam<KernelSpecialization> {};
+
+TEST_P(SampleCompiles, NoSpillsNoStack) {
+  const KernelSpecialization spec = GetParam();
+  const auto results = compile_all(representative_sample(key_for(spec)), spec, 1);
+  expect_clean(results);
+  std::cout << spec.suffix() << ": " << summary(results) << "\n";
+  for (const Result& r : results) std::cout << "  " << r.name << ": " << r.resources.to_string() << "\n";
+}
+
+std::string spec_name(const ::testing::TestParamInfo<KernelSpecialization>& info) { return info.param.suffix(); }
+
+INSTANTIATE_TEST_SUITE_P(EveryCodePath, SampleCompiles,
+                         ::testing::Values(KernelSpecialization{Op::N, Op::N, 4, 4, 4},
+                                           KernelSpecialization{Op::N, Op::T, 4, 4, 4},
+                                           KernelSpecialization{Op::T, Op::N, 4, 4, 4},
+                                           KernelSpecialization{Op::T, Op::T, 4, 4, 4},
+                                           KernelSpecialization{Op::N, Op::N, 1, 1, 1},
+                                           KernelSpecialization{Op::N, Op::T, 1, 1, 1},
+                                           KernelSpecialization{Op::T, Op::N, 1, 1, 1},
+                                           KernelSpecialization{Op::T, Op::T, 1, 1, 1}),
+                         spec_name);
+
+// Every specialization that yields different code: the vector width of an operand read
+// through the transposing loader (A stored M x K, B stored N x K) changes nothing.
+std::vector<KernelSpecialization> distinct_specializations() {
+  std::vector<KernelSpecialization> out;
+  for (Op ta : {Op::N, Op::T})
+    for (Op tb : {Op::N, Op::T})
+      for (int va : {4, 1})
+        for (int vb : {4, 1})
+          for (int vc : {4, 1}) {
+            if ((ta == Op::N && va == 1) || (tb == Op::T && vb == 1)) continue;
+            out.push_back({ta, tb, va, vb, vc});
+          }
+  return out;
+}
+
+class FullSweep : public ::testing::TestWithParam<KernelSpecialization> {};
+
+TEST_P(FullSweep, EveryCandidateCompilesWithoutSpills) {
+  const char* flag = std::getenv("JITGEMM_FULL_SWEEP");
+  if (flag == nullptr || std::string(flag) != "1")
+    GTEST_SKIP() << "compiles all " << candidate_space(key_for(GetParam())).size()
+                 << " candidates of this specialization (minutes); set JITGEMM_FULL_SWEEP=1 to run it";
+  const KernelSpecialization spec = GetParam();
+  const auto results = compile_all(candidate_space(key_for(spec)), spec,
+                                   static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  expect_clean(results);
+  std::cout << spec.suffix() << ": " << summary(results) << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(DistinctSpecializations, FullSweep, ::testing::ValuesIn(distinct_specializations()),
+                         spec_name);
+
+TEST(TemplateCompiles, OnItsOwnWithTheDefaults) {
+  // Kernel development: the template without a generated prologue uses its own defaults.
+  const std::string unit = TemplateStore::active().expand_includes(template_path(KernelFamily::SimtFp32));
+  const CompileOutcome out = Compiler(std::nullopt).compile(unit, "simt_gemm_fp32", CompileOptions{});
+  ASSERT_TRUE(out.ok) << out.log;
+  EXPECT_FALSE(out.kernel.resources.spills()) << out.kernel.resources.to_string();
+}
+
+}  // namespace
+}  // namespace jitgemm
