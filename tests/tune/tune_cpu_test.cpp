@@ -47,3 +47,21 @@ TEST(Environment, ShortGpuNamesAndRates) {
 
 }  // namespace
 }  // namespace jitgemm
+
+#include "codegen/template_store.hpp"
+#include "compile/compiler.hpp"
+
+namespace jitgemm {
+namespace {
+
+// The helper kernels every tuning run and GPU test needs compile for sm_90a without a GPU.
+TEST(SupportKernels, CompileForSm90a) {
+  const Compiler compiler(std::nullopt);
+  const auto outcome =
+      compiler.compile(TemplateStore::active().expand_includes("support/tuning_kernels.cu"), "error_sums", {});
+  ASSERT_TRUE(outcome.ok) << outcome.log;
+  EXPECT_FALSE(outcome.kernel.resources.spills());
+}
+
+}  // namespace
+}  // namespace jitgemm
