@@ -55,7 +55,7 @@ static_assert(LANES_M * LANES_N == 32, "the thread tiles of one warp must cover 
 static_assert(BLOCK_K % 8 == 0, "BLOCK_K must be a multiple of 8 (the transposing loader's k run)");
 static_assert(BLOCK_M % 4 == 0 && BLOCK_N % 4 == 0, "tile rows are copied in float4 units");
 static_assert(STAGES >= 2, "the pipeline needs at least two stages");
-static_assert(SPLIT_K == 1, "this template does not split K");
+// SPLIT_K is informational: the number of K slices is gridDim.y, read at run time (below).
 static_assert(RASTER_GROUP >= 1, "RASTER_GROUP counts tile rows per launch group");
 static_assert((VEC_A == 1 || VEC_A == 4) && (VEC_B == 1 || VEC_B == 4) && (VEC_C == 1 || VEC_C == 4),
               "vector widths are 1 or 4 floats");
@@ -255,9 +255,9 @@ __device__ __forceinline__ TileCoord tile_coord(int M, int N) {
 }
 
 // ---- the kernel -------------------------------------------------------------------------
-// Grid: ceil(M/BLOCK_M) * ceil(N/BLOCK_N) CTAs (1-D), THREADS threads, SMEM_TOTAL bytes of
-// dynamic shared memory.
-extern "C" __global__ void __launch_bounds__(THREADS)
+// Grid: ceil(M/BLOCK_M) * ceil(N/BLOCK_N) CTAs along x, split-K slices along y, THREADS
+// threads, SMEM_TOTAL bytes of dynamic shared memory.
+extern "C" __global__ void __launch_bounds__(THREADS, 1)
 KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
             const float* __restrict__ B, long long ldb, float* __restrict__ C, long long ldc,
             float alpha, float beta) {
@@ -267,6 +267,19 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
 
   // add_rows takes a row as 32-bit bytes (ld < 2^30 floats): refuse, loudly, what does not fit.
   if (lda >= (1ll << 30) || ldb >= (1ll << 30)) __trap();
+
+  // Split-K (gridDim.y = S > 1): CTA row y multiplies the K slice [k_begin, k_begin + K')
+  // and writes its plain partial product (the host passes alpha 1, beta 0, C = workspace,
+  // ldc = N) to slice y of the workspace, [S][M][N]; split_k_reduce.cu adds the slices.
+  // Slices start on BLOCK_K boundaries, so 16-byte loads stay aligned.
+  if (gridDim.y > 1) {
+    const int k_chunk = ((K + BLOCK_K - 1) / BLOCK_K + (int)gridDim.y - 1) / (int)gridDim.y * BLOCK_K;
+    const int k_begin = min(K, (int)blockIdx.y * k_chunk);
+    A += TRANS_A ? (long long)k_begin * lda : k_begin;  // op(A) column k_begin
+    B += TRANS_B ? k_begin : (long long)k_begin * ldb;  // op(B) row k_begin
+    C += (long long)blockIdx.y * M * ldc;
+    K = min(K - k_begin, k_chunk);                      // may be 0: the slice is then zeros
+  }
 
   const TileCoord tile = tile_coord(M, N);
   const LoaderA load_a(A, lda, tile.m0, M);

@@ -16,6 +16,9 @@ namespace {
 // formula as smem_stride() in kernel_templates/fp32/simt_gemm.cu.
 int smem_stride(int block_x) { return block_x + (36 - block_x % 32) % 32; }
 
+constexpr int kMaxSplitK = 64;
+constexpr int64_t kSplitKChunk = 128;                  // K per slice the default split aims at
+constexpr int64_t kMaxSplitWorkspace = int64_t{1} << 27;  // floats of partial products (512 MiB)
 constexpr int kRegisterAllowance = 40;  // addresses, indices, loop state (see estimated_registers)
 constexpr int64_t kDefaultMinCtas = 2 * 132;  // two CTAs on each SM of an H100 SXM / H200
 
@@ -59,6 +62,25 @@ void require_fp32(const ProblemKey& key, std::string_view where) {
 
 }  // namespace
 
+int default_split_k(const ProblemKey& key, const KernelConfig& tile) {
+  int split = static_cast<int>(std::min<int64_t>(
+      kMaxSplitK, static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>((key.k + kSplitKChunk - 1) / kSplitKChunk)))));
+  while (split > 1 && (split * key.m * key.n > kMaxSplitWorkspace || (key.k + split - 1) / split < tile.block_k))
+    split /= 2;
+  return split;
+}
+
+std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile) {
+  const int d = default_split_k(key, tile);
+  std::vector<int> splits;
+  for (int s : {d / 2, d, 2 * d}) {
+    if (s < 2 || s > kMaxSplitK || s * key.m * key.n > kMaxSplitWorkspace || (key.k + s - 1) / s < tile.block_k)
+      continue;
+    splits.push_back(s);
+  }
+  return splits;
+}
+
 size_t shared_memory_bytes(const KernelConfig& c) {
   const size_t floats_per_stage = static_cast<size_t>(c.block_k) * (smem_stride(c.block_m) + smem_stride(c.block_n));
   return static_cast<size_t>(c.stages) * floats_per_stage * sizeof(float);
@@ -77,7 +99,8 @@ bool statically_valid(const KernelConfig& c, const StaticLimits& limits, std::st
   if (c.block_m < 4 || c.block_n < 4 || c.block_k < 8 || c.warps_m < 1 || c.warps_n < 1 || c.thread_m < 4 ||
       c.thread_n < 4 || c.stages < 2 || c.raster_group < 1)
     return reject("a size is below its minimum (block 4, block_k 8, warps 1, thread tile 4, stages 2, group 1)");
-  if (c.split_k != 1) return reject(fmt::format("split_k={}: the simt_fp32 template does not split K", c.split_k));
+  if (c.split_k < 1 || c.split_k > kMaxSplitK || !std::has_single_bit(static_cast<unsigned>(c.split_k)))
+    return reject(fmt::format("split_k={} is not a power of two in 1..{}", c.split_k, kMaxSplitK));
   if (c.block_k % 8 != 0) return reject(fmt::format("block_k={} is not a multiple of 8", c.block_k));
   if (c.block_m % 4 != 0 || c.block_n % 4 != 0)
     return reject(fmt::format("block {}x{} is not made of float4 columns", c.block_m, c.block_n));
@@ -123,8 +146,13 @@ std::vector<KernelConfig> candidate_space(const ProblemKey& key, const StaticLim
             if (!allowed_thread_tile(tm, tn)) continue;
             for (int bk : {8, 16, 32})
               for (int stages = kMinStages(bk); stages <= kMaxStages(bk); ++stages) {
-                const KernelConfig c = simt(bm, bn, bk, wm, wn, tm, tn, stages);
-                if (statically_valid(c, limits, nullptr)) out.push_back(c);
+                KernelConfig c = simt(bm, bn, bk, wm, wn, tm, tn, stages);
+                if (!statically_valid(c, limits, nullptr)) continue;
+                out.push_back(c);
+                for (int split : split_k_choices(key, c)) {
+                  c.split_k = split;
+                  out.push_back(c);
+                }
               }
           }
         }
@@ -140,11 +168,12 @@ std::vector<KernelConfig> representative_sample(const ProblemKey& key) {
   return {
       simt(64, 64, 8, 2, 2, 4, 8, 3),      // the small default: one float4 fragment along M
       simt(64, 64, 8, 2, 4, 4, 4, 5),      // 4x4 threads; 256 threads for 128 float4 copies; 5 stages
-      simt(64, 128, 16, 1, 4, 8, 8, 3),    // the large default
+      simt(64, 128, 16, 1, 4, 8, 8, 3),    // the mid-size default
+      simt(64, 256, 16, 1, 8, 8, 8, 3),    // the NN / TN default
       simt(128, 128, 16, 4, 2, 8, 8, 3),   // the NT default
-      simt(256, 64, 32, 4, 2, 8, 8, 2),    // the TT default: 256-row tile, block_k 32, 2 stages
+      simt(128, 64, 16, 4, 1, 8, 8, 3),    // the TT default
       simt(256, 64, 16, 4, 1, 8, 16, 3),   // 16-wide thread tiles; 256-float rows on 128 threads
-      simt(128, 256, 32, 2, 4, 16, 8, 2),  // 16-high thread tiles, 100 KiB of shared memory
+      simt(128, 256, 32, 2, 4, 16, 8, 2),  // 16-high thread tiles, block_k 32, 2 stages, 100 KiB smem
   };
 }
 
@@ -154,13 +183,14 @@ KernelConfig default_config(const ProblemKey& key) {
     const int64_t ctas = ((key.m + c.block_m - 1) / c.block_m) * ((key.n + c.block_n - 1) / c.block_n);
     return key.m >= c.block_m && key.n >= c.block_n && ctas >= kDefaultMinCtas;
   };
-  const KernelConfig nt = simt(128, 128, 16, 4, 2, 8, 8, 3);
-  const KernelConfig tt = simt(256, 64, 32, 4, 2, 8, 8, 2);
-  const KernelConfig wide = simt(64, 128, 16, 1, 4, 8, 8, 3);
-  if (key.trans_a == Op::N && key.trans_b == Op::T && fits(nt)) return nt;
-  if (key.trans_a == Op::T && key.trans_b == Op::T && fits(tt)) return tt;
-  if (fits(wide)) return wide;
-  return simt(64, 64, 8, 2, 2, 4, 8, 3);
+  const bool b_transposed = key.trans_b == Op::T;
+  const KernelConfig layout = b_transposed ? (key.trans_a == Op::N ? simt(128, 128, 16, 4, 2, 8, 8, 3)   // NT
+                                                                   : simt(128, 64, 16, 4, 1, 8, 8, 3))   // TT
+                                           : simt(64, 256, 16, 1, 8, 8, 8, 3);                           // NN, TN
+  const KernelConfig mid = simt(64, 128, 16, 1, 4, 8, 8, 3);
+  KernelConfig chosen = fits(layout) ? layout : fits(mid) ? mid : simt(64, 64, 8, 2, 2, 4, 8, 3);
+  chosen.split_k = default_split_k(key, chosen);
+  return chosen;
 }
 
 LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n, int64_t k) {
@@ -174,6 +204,7 @@ LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n,
                                       config.name(), m, n, ctas, INT_MAX));
   LaunchGeometry g;
   g.grid_x = static_cast<unsigned>(ctas);
+  g.grid_y = static_cast<unsigned>(config.split_k);  // K slices (split_k_reduce.cu adds them)
   g.block_x = static_cast<unsigned>(config.threads());
   g.smem_bytes = shared_memory_bytes(config);
   return g;

@@ -48,7 +48,7 @@ bool statically_valid(const KernelConfig& config, const StaticLimits& limits, st
 // Ordered by name; deterministic. Throws NotSupported for a precision without a family.
 std::vector<KernelConfig> candidate_space(const ProblemKey& key, const StaticLimits& limits = {});
 
-// Seven configs that together exercise every code path of the template (thread tiles with
+// Eight configs that together exercise every code path of the template (thread tiles with
 // one and with four fragments per side, loaders with fewer copies than threads and with rows
 // longer than the CTA, 2 and 5 stages, block_k 8..32, 100 KiB of shared memory) and include
 // every default_config, for CI, where compiling the whole space is too slow. The transposes and vector widths are the key's
@@ -56,16 +56,29 @@ std::vector<KernelConfig> candidate_space(const ProblemKey& key, const StaticLim
 std::vector<KernelConfig> representative_sample(const ProblemKey& key);
 
 // The kernel for a problem nobody tuned; always a member of candidate_space(key). Rule, from
-// sweeps on an H200 (4096^3 for NN, NT, TT; 2048x4096x8192 for TN), first match wins:
-//   NT: 128x128x16, 8 warps 4x2, 8x8 per thread, 3 stages  (88.8% of cuBLAS; best of 224)
-//   TT: 256x64x32,  8 warps 4x2, 8x8 per thread, 2 stages  (98.0%)
-//       ... each only when its tile fits in M x N and gives >= 264 CTAs (two per SM);
-//   64x128x16, 4 warps 1x4, 8x8 per thread, 3 stages, when N >= 128 and >= 264 CTAs
-//       (NN 95.9%, TN 92.9%, within 0.5% of the best NN and TN candidates timed);
-//   64x64x8, 4 warps 2x2, 4x8 per thread, 3 stages, otherwise: small and skinny outputs.
-// Each of these stays at <= 128 registers for every vector width of its layout, so its
-// occupancy does not halve on an unlucky specialization.
+// sweeps on an H200 (4096^3 for NN, NT, TT; 2048x4096x8192 for TN), first match wins, each
+// only when its tile fits in M x N and gives >= 264 CTAs (two per SM of an H100/H200):
+//   NT:      128x128x16, 8 warps 4x2, 8x8 per thread, 3 stages  (88.8% of cuBLAS, best of 224)
+//   TT:      128x64x16,  4 warps 4x1, 8x8 per thread, 3 stages  (95.4%)
+//   NN, TN:  64x256x16,  8 warps 1x8, 8x8 per thread, 3 stages  (NN 95.3%, best of 224;
+//            TN 93.2%, best 94.7%)
+//   any:     64x128x16,  4 warps 1x4, 8x8 per thread, 3 stages  (NN 93..96%, TN 93%)
+//   else     64x64x8,    4 warps 2x2, 4x8 per thread, 3 stages: small and skinny outputs.
+// Each stays at <= 128 registers for every vector width of its layout, so its occupancy does
+// not drop on an unlucky specialization.
+// Its split_k is default_split_k(key, tile).
 KernelConfig default_config(const ProblemKey& key);
+
+// Split-K keeps the fp32 contract (reference-problems.md) where cuBLAS splits K: each slice
+// sums at most about 128 values of K in FP32, the slices are added in double
+// (split_k_reduce.cu). Rule: the power of two nearest above K / 128, at most 64, halved
+// while the partial products would exceed 2^27 floats (512 MiB) or a slice would hold less
+// than one block_k. Measured on an H200 (fp32 tests): without it, outputs up to ~1500 x
+// 4096 with K >= 1000 missed the contract of 2 x cuBLAS's error (cuBLAS splits K there).
+int default_split_k(const ProblemKey& key, const KernelConfig& tile);
+// The split-K variants candidate_space adds for each tile: half, equal to and twice the
+// default, within the same limits (none when the default is 1 and K is short).
+std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile);
 
 // How a config is launched on an M x N x K problem: a 1-D grid of
 // ceil(M/block_m) * ceil(N/block_n) CTAs, threads() threads, shared_memory_bytes().

@@ -55,11 +55,15 @@ RenderedKernel render_kernel(const KernelConfig& config, const KernelSpecializat
   check_vec(spec.vec_b, "vec_b", spec);
   check_vec(spec.vec_c, "vec_c", spec);
 
+  // The K split is a launch parameter (gridDim.y), not compiled in: configs that differ
+  // only in split_k share one kernel.
+  KernelConfig compiled = config;
+  compiled.split_k = 1;
   RenderedKernel out;
-  out.kernel_name = "jitgemm_" + config.name() + "_" + spec.suffix();
+  out.kernel_name = "jitgemm_" + compiled.name() + "_" + spec.suffix();
   const std::string body = templates.expand_includes(template_path(config.family));
   out.template_hash = hash_hex(body);
-  out.source = prologue(config, spec, out.kernel_name) + body;
+  out.source = prologue(compiled, spec, out.kernel_name) + body;
   out.threads = config.threads();
   out.smem_bytes = shared_memory_bytes(config);
   return out;

@@ -9,7 +9,6 @@
 #include <mutex>
 
 #include "codegen/candidate_space.hpp"
-#include "codegen/kernel_abi.hpp"
 #include "codegen/source_render.hpp"
 #include "codegen/template_store.hpp"
 #include "compile/binary_cache.hpp"
@@ -18,11 +17,13 @@
 #include "cuda/device_info.hpp"
 #include "cuda/driver_api.hpp"
 #include "database/tuning_database.hpp"
+#include "exec/gemm_launch.hpp"
 #include "jitgemm/error.hpp"
 #include "launch/environment.hpp"
 #include "launch/kernel_cache.hpp"
 #include "launch/kernel_selector.hpp"
 #include "launch/operand_checks.hpp"
+#include "launch/workspace_pool.hpp"
 #include "problem/problem_key.hpp"
 #include "tune/tuner.hpp"
 
@@ -62,6 +63,8 @@ struct Runtime::Impl {
   const TemplateStore& templates;
   Compiler compiler;
   KernelCache kernels;
+  SplitKReducer reducer;
+  WorkspacePool workspaces;
   std::string database_path;
   mutable std::mutex database_mutex;
   TuningDatabase database;
@@ -78,6 +81,7 @@ struct Runtime::Impl {
         compiler(std::filesystem::path(
             first_non_empty(options.cache_dir, "JITGEMM_CACHE_DIR", BinaryCache::default_dir().string()))),
         kernels(compiler, templates),
+        reducer(compiler, templates),
         database_path(first_non_empty(options.database_path, "JITGEMM_TUNING_DB", JITGEMM_SHIPPED_DB)),
         database(TuningDatabase::load(database_path)) {
     const KernelConfig probe = default_config(make_problem_key(GemmProblem{1, 1, 1}));
@@ -110,12 +114,11 @@ void Runtime::gemm(const GemmProblem& problem, const float* a, const float* b, f
   im.count(selection);
   const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
   const LoadedKernel& kernel = im.kernels.get(selection.config, spec);
-  const LaunchGeometry g = launch_geometry(selection.config, problem.m, problem.n, problem.k);
-  GemmKernelArgs args(problem, reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),
-                      reinterpret_cast<CUdeviceptr>(c));
-  auto params = args.pointers();
-  cuda::launch(kernel.function, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes),
-               reinterpret_cast<CUstream>(stream), params.data());
+  const auto cu_stream = reinterpret_cast<CUstream>(stream);
+  const CUdeviceptr workspace =
+      im.workspaces.get(cu_stream, gemm_workspace_bytes(selection.config, problem));
+  launch_gemm(kernel.function, selection.config, im.reducer, problem, reinterpret_cast<CUdeviceptr>(a),
+              reinterpret_cast<CUdeviceptr>(b), reinterpret_cast<CUdeviceptr>(c), workspace, cu_stream);
 }
 
 double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {

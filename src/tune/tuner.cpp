@@ -6,13 +6,13 @@
 #include <chrono>
 
 #include "codegen/candidate_space.hpp"
-#include "codegen/kernel_abi.hpp"
 #include "codegen/template_store.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/driver_api.hpp"
 #include "cuda/module.hpp"
 #include "cuda/stream.hpp"
+#include "exec/gemm_launch.hpp"
 #include "jitgemm/error.hpp"
 #include "tune/accuracy_contract.hpp"
 #include "tune/candidate_compiler.hpp"
@@ -43,6 +43,7 @@ int64_t stored_cols_b(const GemmProblem& p) { return p.trans_b == Op::N ? p.n : 
 // Device buffers of one tuning run: operands, output, their float64 copies, scratch.
 struct Workspace {
   cuda::DeviceBuffer a, b, c, a64, b64, c64, scratch;
+  cuda::DeviceBuffer workspace;  // split-K partial products, grown to the largest candidate's need
   Workspace(const GemmProblem& p)
       : a(sizeof(float) * stored_rows_a(p) * p.effective_lda()),
         b(sizeof(float) * stored_rows_b(p) * p.effective_ldb()),
@@ -96,6 +97,7 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
   cuda::Stream stream;
   Workspace ws(problem);
   SupportKernels support(compiler, templates);
+  const SplitKReducer reducer(compiler, templates);
   const uint64_t seed = fresh_seed(settings.seed);
   support.fill_random(ws.a.get(), stored_rows_a(problem), stored_cols_a(problem), problem.effective_lda(), seed,
                       RandomKind::Uniform01, false, NAN, stream.get());
@@ -147,12 +149,11 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
         const cuda::Function fn = modules.back().function(cand.outcome.kernel.lowered_name.empty()
                                                               ? cand.rendered.kernel_name
                                                               : cand.outcome.kernel.lowered_name);
-        const LaunchGeometry geometry = launch_geometry(cand.config, problem.m, problem.n, problem.k);
-        launchers[i] = [&ws, fn, geometry](const GemmProblem& p, CUstream s) {
-          GemmKernelArgs args(p, ws.a.get(), ws.b.get(), ws.c.get());
-          auto params = args.pointers();
-          cuda::launch(fn, {geometry.grid_x, geometry.grid_y, geometry.grid_z}, {geometry.block_x, 1, 1},
-                       static_cast<unsigned>(geometry.smem_bytes), s, params.data());
+        const size_t workspace_bytes = gemm_workspace_bytes(cand.config, problem);
+        if (workspace_bytes > ws.workspace.size()) ws.workspace = cuda::DeviceBuffer(workspace_bytes);
+        const KernelConfig config = cand.config;
+        launchers[i] = [&ws, &reducer, fn, config](const GemmProblem& p, CUstream s) {
+          launch_gemm(fn, config, reducer, p, ws.a.get(), ws.b.get(), ws.c.get(), ws.workspace.get(), s);
         };
         support.fill_value(ws.c.get(), c_elements, NAN, stream.get());
         launchers[i](verify_problem, stream.get());

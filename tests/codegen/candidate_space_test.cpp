@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "codegen/source_render.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -77,7 +78,7 @@ TEST(CandidateSpace, SampleIsSmallValidAndPartOfTheLargeSpace) {
   const auto sample = representative_sample(key);
   const auto space = candidate_space(key);
   EXPECT_GE(sample.size(), 5u);
-  EXPECT_LE(sample.size(), 8u);
+  EXPECT_LE(sample.size(), 8u);  // 8 specializations x 8 configs: about 45 s of NVRTC on one core
   std::set<int> stages, block_k, frags_m, frags_n;
   for (const KernelConfig& c : sample) {
     EXPECT_TRUE(contains(space, c)) << c.name();
@@ -90,20 +91,27 @@ TEST(CandidateSpace, SampleIsSmallValidAndPartOfTheLargeSpace) {
 }
 
 TEST(CandidateSpace, DefaultRule) {
-  const std::string wide = "simt_fp32_64x128x16_w1x4_t8x8_s3_k1_g8";
+  // The tile rule; the K split of the default is checked in the SplitK tests.
+  const auto tile_name = [](const ProblemKey& key) {
+    KernelConfig c = default_config(key);
+    c.split_k = 1;
+    return c.name();
+  };
+  const std::string mid = "simt_fp32_64x128x16_w1x4_t8x8_s3_k1_g8";
   const std::string small = "simt_fp32_64x64x8_w2x2_t4x8_s3_k1_g8";
-  EXPECT_EQ(default_config(key_of(4096, 4096, 4096)).name(), wide);
-  EXPECT_EQ(default_config(key_of(2048, 4096, 8192, Op::T)).name(), wide);
-  EXPECT_EQ(default_config(key_of(4096, 4096, 4096, Op::N, Op::T)).name(), "simt_fp32_128x128x16_w4x2_t8x8_s3_k1_g8");
-  EXPECT_EQ(default_config(key_of(4096, 4096, 4096, Op::T, Op::T)).name(), "simt_fp32_256x64x32_w4x2_t8x8_s2_k1_g8");
-  EXPECT_EQ(default_config(key_of(2048, 2048, 64)).name(), wide);
-  EXPECT_EQ(default_config(key_of(2048, 2048, 64, Op::N, Op::T)).name(), wide);  // 256 CTAs of 128x128
-  EXPECT_EQ(default_config(key_of(128, 32768, 64, Op::T, Op::T)).name(), wide);    // too few rows for 256
-  EXPECT_EQ(default_config(key_of(7, 7, 7)).name(), small);
-  EXPECT_EQ(default_config(key_of(4096, 64, 4096)).name(), small);
-  EXPECT_EQ(default_config(key_of(1024, 1024, 1024)).name(), small);
+  const std::string nn_tn = "simt_fp32_64x256x16_w1x8_t8x8_s3_k1_g8";
+  EXPECT_EQ(tile_name(key_of(4096, 4096, 4096)), nn_tn);
+  EXPECT_EQ(tile_name(key_of(2048, 4096, 8192, Op::T)), nn_tn);
+  EXPECT_EQ(tile_name(key_of(4096, 4096, 4096, Op::N, Op::T)), "simt_fp32_128x128x16_w4x2_t8x8_s3_k1_g8");
+  EXPECT_EQ(tile_name(key_of(4096, 4096, 4096, Op::T, Op::T)), "simt_fp32_128x64x16_w4x1_t8x8_s3_k1_g8");
+  EXPECT_EQ(tile_name(key_of(2048, 2048, 64)), mid);              // 256 CTAs of 64x256
+  EXPECT_EQ(tile_name(key_of(2048, 2048, 64, Op::N, Op::T)), mid);  // 256 CTAs of 128x128
+  EXPECT_EQ(tile_name(key_of(32768, 128, 64)), mid);              // too narrow for 256
+  EXPECT_EQ(tile_name(key_of(7, 7, 7)), small);
+  EXPECT_EQ(tile_name(key_of(4096, 64, 4096)), small);
+  EXPECT_EQ(tile_name(key_of(1024, 1024, 1024)), small);
   for (const ProblemKey& key : keys_to_check())
-    EXPECT_TRUE(contains(representative_sample(key), default_config(key))) << key.canonical();
+    EXPECT_TRUE(contains(representative_sample(key), KernelConfig::parse(tile_name(key)))) << key.canonical();
 }
 
 TEST(CandidateSpace, OtherPrecisionsAreNotSupportedYet) {
@@ -121,7 +129,9 @@ TEST(StaticValidity, RejectionsSayWhy) {
   };
   KernelConfig c;
   EXPECT_TRUE(statically_valid(c, StaticLimits{}, nullptr));
-  c.split_k = 2;
+  c.split_k = 3;
+  EXPECT_NE(why_not(c).find("split_k=3 is not a power of two"), std::string::npos);
+  c.split_k = 128;
   EXPECT_NE(why_not(c).find("split_k"), std::string::npos);
   c = KernelConfig{};
   c.block_k = 12;
@@ -166,6 +176,38 @@ TEST(LaunchGeometry, GridCoversTheOutput) {
   } catch (const InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("N=-3"), std::string::npos) << e.what();
   }
+}
+
+TEST(SplitK, DefaultSplitKeepsSlicesShortWithinTheWorkspaceCap) {
+  ProblemKey key;
+  key.m = 1, key.n = 7, key.k = 4096;
+  const KernelConfig small = default_config(key);
+  EXPECT_EQ(small.split_k, 32);  // 128 values of K per slice
+  key.m = key.n = 4096;
+  EXPECT_EQ(default_config(key).split_k, 8);  // 8 x 4096^2 floats = the 512 MiB cap
+  key.m = key.n = 64, key.k = 100;
+  EXPECT_EQ(default_config(key).split_k, 1);  // short K: no split
+  key.k = 512;
+  const KernelConfig mid = default_config(key);
+  EXPECT_EQ(mid.split_k, 4);
+  const auto space = candidate_space(key);
+  EXPECT_NE(std::find(space.begin(), space.end(), mid), space.end());
+  KernelConfig twice = mid;
+  twice.split_k = 8;
+  EXPECT_NE(std::find(space.begin(), space.end(), twice), space.end());
+}
+
+TEST(SplitK, SlicesAreALaunchParameterNotACompiledOne) {
+  ProblemKey key;
+  key.m = key.n = 64, key.k = 4096;
+  KernelConfig c = default_config(key);
+  ASSERT_GT(c.split_k, 1);
+  EXPECT_EQ(launch_geometry(c, 64, 64, 4096).grid_y, static_cast<unsigned>(c.split_k));
+  const RenderedKernel split = render_kernel(c, KernelSpecialization{});
+  c.split_k = 1;
+  const RenderedKernel plain = render_kernel(c, KernelSpecialization{});
+  EXPECT_EQ(split.kernel_name, plain.kernel_name);
+  EXPECT_EQ(split.source, plain.source);
 }
 
 }  // namespace

@@ -5,8 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "codegen/candidate_space.hpp"
-#include "codegen/kernel_abi.hpp"
+#include "exec/gemm_launch.hpp"
 #include "gpu_fixture.hpp"
 #include "launch/kernel_cache.hpp"
 #include "problem/problem_key.hpp"
@@ -18,6 +21,7 @@ TEST(ConfigSweep, SampleConfigsAllOpsBothVectorWidths) {
   JITGEMM_REQUIRE_GPU();
   GpuEnvironment& env = gpu();
   KernelCache kernels(env.compiler(), TemplateStore::active());
+  const SplitKReducer reducer(env.compiler(), TemplateStore::active());
   int cases = 0;
   for (int ops = 0; ops < 4; ++ops)
     for (bool unaligned : {false, true})
@@ -39,28 +43,32 @@ TEST(ConfigSweep, SampleConfigsAllOpsBothVectorWidths) {
         p.beta = 0.25f;
         const ProblemKey key = make_problem_key(p);
         const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
-        for (const KernelConfig& config : representative_sample(key)) {
+        for (KernelConfig config : representative_sample(key))
+          for (int split : {1, 4}) {
+          config.split_k = split;
           ++cases;
           const LoadedKernel& kernel = kernels.get(config, spec);
-          const LaunchGeometry g = launch_geometry(config, p.m, p.n, p.k);
+          cuda::DeviceBuffer workspace(std::max<size_t>(4, gemm_workspace_bytes(config, p)));
           const CaseResult r = env.run_case(p, 40 + cases, RandomKind::SignedNormal,
                                             [&](const float* a, const float* b, float* c) {
-                                              GemmKernelArgs args(p, reinterpret_cast<CUdeviceptr>(a),
-                                                                  reinterpret_cast<CUdeviceptr>(b),
-                                                                  reinterpret_cast<CUdeviceptr>(c));
-                                              auto params = args.pointers();
-                                              cuda::launch(kernel.function, {g.grid_x, g.grid_y, g.grid_z},
-                                                           {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes),
-                                                           env.stream(), params.data());
+                                              launch_gemm(kernel.function, config, reducer, p,
+                                                          reinterpret_cast<CUdeviceptr>(a),
+                                                          reinterpret_cast<CUdeviceptr>(b),
+                                                          reinterpret_cast<CUdeviceptr>(c), workspace.get(),
+                                                          env.stream());
                                             });
-          EXPECT_TRUE(r.ours.passes(r.tolerance))
-              << fmt::format("{} on {} ({}): error {:.3g} tolerance {:.3g}, {} unwritten, {} mismatched",
-                             config.name(), p.to_string(), spec.suffix(), r.ours.rel_error, r.tolerance,
+          // Indexing, predication and pipeline bugs give O(1) errors; plain sequential
+          // accumulation over a K slice stays within sqrt(K) u. (Whether a config meets the
+          // fp32 contract on a shape is the tuner's verification, not this test's.)
+          const double bound = std::max(r.tolerance, std::sqrt(static_cast<double>(p.k)) * kUnitRoundoff);
+          EXPECT_TRUE(r.ours.passes(bound))
+              << fmt::format("{} on {} ({}): error {:.3g} bound {:.3g}, {} unwritten, {} mismatched",
+                             config.name(), p.to_string(), spec.suffix(), r.ours.rel_error, bound,
                              r.ours.unwritten, r.ours.mismatched);
-        }
+          }
       }
   std::printf("[ info ] %d config x problem cases\n", cases);
-  EXPECT_GE(cases, 64);
+  EXPECT_GE(cases, 128);
 }
 
 }  // namespace
