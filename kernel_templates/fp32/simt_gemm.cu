@@ -270,7 +270,7 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
 
   // Split-K (gridDim.y = S > 1): CTA row y multiplies the K slice [k_begin, k_begin + K')
   // and writes its plain partial product (the host passes alpha 1, beta 0, C = workspace,
-  // ldc = N) to slice y of the workspace, [S][M][N]; split_k_reduce.cu adds the slices.
+  // ldc = N rounded up to 4) to slice y of the workspace, [S][M][ldc]; split_k_reduce.cu adds them.
   // Slices start on BLOCK_K boundaries, so 16-byte loads stay aligned.
   if (gridDim.y > 1) {
     const int k_chunk = ((K + BLOCK_K - 1) / BLOCK_K + (int)gridDim.y - 1) / (int)gridDim.y * BLOCK_K;

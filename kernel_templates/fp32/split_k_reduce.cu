@@ -1,7 +1,7 @@
 // split_k_reduce.cu — the second half of a split-K product.
 //
 // The GEMM kernel, launched with gridDim.y = S > 1, writes S partial products of K slices
-// to a workspace W laid out [S][M][N] (row-major, ld N). This kernel finishes
+// to a workspace W laid out [S][M][ldw] (row-major, ldw = N rounded up to 4). This kernel finishes
 //   C[m][n] = alpha * sum_{s < S} W[s][m][n] + beta * C[m][n]      (C not read when beta == 0)
 // adding the slices in double precision and in a fixed order, so the result is the same
 // bits every run and the reduction adds no error beyond one final rounding.
@@ -9,14 +9,15 @@
 // Launch: 1-D grid over M * N elements (grid-stride loop), 256 threads, no shared memory.
 
 extern "C" __global__ void __launch_bounds__(256)
-split_k_reduce(const float* __restrict__ W, int S, int M, int N, float* __restrict__ C, long long ldc,
-               float alpha, float beta) {
+split_k_reduce(const float* __restrict__ W, int S, int M, int N, long long ldw, float* __restrict__ C,
+               long long ldc, float alpha, float beta) {
   const long long count = (long long)M * N;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;
        i += (long long)gridDim.x * blockDim.x) {
-    double sum = 0.0;
-    for (int s = 0; s < S; ++s) sum += (double)W[s * count + i];  // slice order: deterministic
     const long long m = i / N, n = i % N;
+    const long long slice = (long long)M * ldw;
+    double sum = 0.0;
+    for (int s = 0; s < S; ++s) sum += (double)W[s * slice + m * ldw + n];  // slice order: deterministic
     float* c = C + m * ldc + n;
     const float product = (float)(sum * (double)alpha);
     *c = beta == 0.0f ? product : fmaf(beta, *c, product);

@@ -16,8 +16,12 @@ namespace {
 // formula as smem_stride() in kernel_templates/fp32/simt_gemm.cu.
 int smem_stride(int block_x) { return block_x + (36 - block_x % 32) % 32; }
 
-constexpr int kMaxSplitK = 64;
-constexpr int64_t kSplitKChunk = 128;                  // K per slice the default split aims at
+constexpr int kMaxSplitK = 256;
+// K per slice the default split aims at: 32 for small outputs (whose single sums show every
+// rounding; the workspace is tiny), 128 otherwise.
+constexpr int64_t kSmallOutput = int64_t{1} << 16;
+int64_t workspace_ld(int64_t n) { return (n + 3) / 4 * 4; }
+int64_t split_k_chunk(const ProblemKey& key) { return key.m * key.n <= kSmallOutput ? 32 : 128; }
 constexpr int64_t kMaxSplitWorkspace = int64_t{1} << 27;  // floats of partial products (512 MiB)
 constexpr int kRegisterAllowance = 40;  // addresses, indices, loop state (see estimated_registers)
 constexpr int64_t kDefaultMinCtas = 2 * 132;  // two CTAs on each SM of an H100 SXM / H200
@@ -63,9 +67,10 @@ void require_fp32(const ProblemKey& key, std::string_view where) {
 }  // namespace
 
 int default_split_k(const ProblemKey& key, const KernelConfig& tile) {
+  const int64_t chunk = split_k_chunk(key);
   int split = static_cast<int>(std::min<int64_t>(
-      kMaxSplitK, static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>((key.k + kSplitKChunk - 1) / kSplitKChunk)))));
-  while (split > 1 && (split * key.m * key.n > kMaxSplitWorkspace || (key.k + split - 1) / split < tile.block_k))
+      kMaxSplitK, static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>((key.k + chunk - 1) / chunk)))));
+  while (split > 1 && (split * key.m * workspace_ld(key.n) > kMaxSplitWorkspace || (key.k + split - 1) / split < tile.block_k))
     split /= 2;
   return split;
 }
@@ -74,7 +79,7 @@ std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile
   const int d = default_split_k(key, tile);
   std::vector<int> splits;
   for (int s : {d / 2, d, 2 * d}) {
-    if (s < 2 || s > kMaxSplitK || s * key.m * key.n > kMaxSplitWorkspace || (key.k + s - 1) / s < tile.block_k)
+    if (s < 2 || s > kMaxSplitK || s * key.m * workspace_ld(key.n) > kMaxSplitWorkspace || (key.k + s - 1) / s < tile.block_k)
       continue;
     splits.push_back(s);
   }

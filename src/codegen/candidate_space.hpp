@@ -70,11 +70,12 @@ std::vector<KernelConfig> representative_sample(const ProblemKey& key);
 KernelConfig default_config(const ProblemKey& key);
 
 // Split-K keeps the fp32 contract (reference-problems.md) where cuBLAS splits K: each slice
-// sums at most about 128 values of K in FP32, the slices are added in double
-// (split_k_reduce.cu). Rule: the power of two nearest above K / 128, at most 64, halved
-// while the partial products would exceed 2^27 floats (512 MiB) or a slice would hold less
-// than one block_k. Measured on an H200 (fp32 tests): without it, outputs up to ~1500 x
-// 4096 with K >= 1000 missed the contract of 2 x cuBLAS's error (cuBLAS splits K there).
+// sums a short run of K in FP32, the slices are added in double (split_k_reduce.cu). Rule:
+// the power of two nearest above K / chunk, chunk = 32 for outputs of at most 2^16 elements
+// and 128 otherwise, at most 256 slices, halved while the partial products would exceed 2^27
+// floats (512 MiB) or a slice would hold less than one block_k. Measured on an H200 (fp32
+// GPU tests): without it, outputs up to ~1500 x 4096 with K >= 1000 missed the contract of
+// 2 x cuBLAS's error, and 1 x 7 x 127 missed 4u with one 127-long FP32 sum.
 int default_split_k(const ProblemKey& key, const KernelConfig& tile);
 // The split-K variants candidate_space adds for each tile: half, equal to and twice the
 // default, within the same limits (none when the default is 1 and K is short).

@@ -125,7 +125,7 @@ void from_json(const json& j, KernelConfig& c) {
   c.thread_m = static_cast<int>(read_int(j, "thread_m", 1, 16));
   c.thread_n = static_cast<int>(read_int(j, "thread_n", 1, 16));
   c.stages = static_cast<int>(read_int(j, "stages", 1, 8));
-  c.split_k = static_cast<int>(read_int(j, "split_k", 1, 64));
+  c.split_k = static_cast<int>(read_int(j, "split_k", 1, 256));
   c.raster_group = static_cast<int>(read_int(j, "raster_group", 1, 64));
 }
 

@@ -1,16 +1,31 @@
 #include "launch/kernel_selector.hpp"
 
+#include <algorithm>
+
 #include "codegen/candidate_space.hpp"
 
 namespace jitgemm {
+namespace {
+
+// A nearest record serves only shapes within a factor of two of its own in each of M, N
+// and K: further away its tiles say little (a 4096^3 tile on 512^3 leaves most SMs idle).
+bool close_enough(const ProblemKey& a, const ProblemKey& b) {
+  auto within = [](int64_t x, int64_t y) { return std::max(x, y) <= 2 * std::min(x, y); };
+  return within(a.m, b.m) && within(a.n, b.n) && within(a.k, b.k);
+}
+
+}  // namespace
 
 Selection select_kernel(const TuningDatabase& database, const DeviceKey& device, const ProblemKey& key,
                         const EnvironmentKey& environment) {
   const auto found = database.lookup(device, key, environment);
-  switch (found.rule) {
-    case LookupResult::Rule::Exact: return {found.record->config, ServeRule::Exact, found.stale};
-    case LookupResult::Rule::Nearest: return {found.record->config, ServeRule::Nearest, found.stale};
-    case LookupResult::Rule::None: break;
+  if (found.rule == LookupResult::Rule::Exact) return {found.record->config, ServeRule::Exact, found.stale};
+  if (found.rule == LookupResult::Rule::Nearest && close_enough(found.record->problem, key)) {
+    // The record's tiles, with the K split re-derived for this shape: the split is what
+    // keeps the accuracy contract, and it depends on K and the output size.
+    KernelConfig config = found.record->config;
+    config.split_k = default_split_k(key, config);
+    return {config, ServeRule::Nearest, found.stale};
   }
   return {default_config(key), ServeRule::Default, false};
 }

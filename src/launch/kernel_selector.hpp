@@ -1,7 +1,8 @@
 // The serving policy of Runtime::gemm: which kernel config runs a problem.
 //   1. exact:   a record for this device and problem key
 //   2. nearest: the closest record of the same kind (precision, transposes, structure,
-//               fill) on this device, by |log2| distance of M, N, K
+//               fill) on this device, by |log2| distance of M, N, K, when it is within a
+//               factor of two in each; its tiles, with the K split re-derived for the shape
 //   3. default: codegen's default_config heuristic (documented in candidate_space.hpp)
 // Records whose environment (driver, NVRTC, template hash, jitgemm version) differs are
 // still served and counted as stale; re-tune with jitgemm-tune to refresh them.

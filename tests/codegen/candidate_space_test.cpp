@@ -131,7 +131,7 @@ TEST(StaticValidity, RejectionsSayWhy) {
   EXPECT_TRUE(statically_valid(c, StaticLimits{}, nullptr));
   c.split_k = 3;
   EXPECT_NE(why_not(c).find("split_k=3 is not a power of two"), std::string::npos);
-  c.split_k = 128;
+  c.split_k = 512;
   EXPECT_NE(why_not(c).find("split_k"), std::string::npos);
   c = KernelConfig{};
   c.block_k = 12;
@@ -182,14 +182,14 @@ TEST(SplitK, DefaultSplitKeepsSlicesShortWithinTheWorkspaceCap) {
   ProblemKey key;
   key.m = 1, key.n = 7, key.k = 4096;
   const KernelConfig small = default_config(key);
-  EXPECT_EQ(small.split_k, 32);  // 128 values of K per slice
+  EXPECT_EQ(small.split_k, 128);  // a small output: 32 values of K per slice
   key.m = key.n = 4096;
   EXPECT_EQ(default_config(key).split_k, 8);  // 8 x 4096^2 floats = the 512 MiB cap
-  key.m = key.n = 64, key.k = 100;
+  key.m = key.n = 64, key.k = 16;
   EXPECT_EQ(default_config(key).split_k, 1);  // short K: no split
-  key.k = 512;
+  key.m = key.n = 1024, key.k = 512;
   const KernelConfig mid = default_config(key);
-  EXPECT_EQ(mid.split_k, 4);
+  EXPECT_EQ(mid.split_k, 4);  // 128 values of K per slice
   const auto space = candidate_space(key);
   EXPECT_NE(std::find(space.begin(), space.end(), mid), space.end());
   KernelConfig twice = mid;
