@@ -47,6 +47,7 @@ struct Options {
   bool no_write = false;
   bool compile_only = false;
   bool sample = false;
+  double max_gflop = 0;  // > 0: skip problems of more work than this
 };
 
 std::vector<NamedProblem> problems_of(const Options& o) {
@@ -77,6 +78,13 @@ std::vector<NamedProblem> problems_of(const Options& o) {
     p.precision = parse_precision(o.precision, "--precision");
     list.push_back({"cli", p});
   }
+  if (o.max_gflop > 0)
+    std::erase_if(list, [&](const NamedProblem& np) {
+      const double gflop = 2.0 * np.problem.m * np.problem.n * np.problem.k / 1e9;
+      if (gflop <= o.max_gflop) return false;
+      fmt::print("skipping {}: {:.0f} GFLOP is more than --max-gflop {}\n", np.id, gflop, o.max_gflop);
+      return true;
+    });
   if (list.empty()) throw InvalidArgument("nothing to tune: give --m/--n/--k, --problems FILE or --reference");
   for (const auto& np : list) np.problem.validate(np.id);
   return list;
@@ -198,6 +206,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-write", o.no_write, "do not write the tuning database");
   app.add_flag("--compile-only", o.compile_only, "only generate and compile the candidates (what runs without a GPU)");
   app.add_flag("--sample", o.sample, "a representative sample of the candidates instead of all");
+  app.add_option("--max-gflop", o.max_gflop, "skip problems of more work than this many GFLOP")->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
   try {
     const auto problems = problems_of(o);
