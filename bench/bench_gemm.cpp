@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -137,8 +138,12 @@ void write_results(const BenchEnv& env) {
                          {"jitgemm_ms", r.jitgemm_ms}, {"baseline", "cublas_sgemm"}, {"baseline_ms", r.baseline_ms},
                          {"speedup", r.baseline_ms / r.jitgemm_ms}, {"relerr", r.relerr},
                          {"baseline_relerr", r.baseline_relerr}});
-  const std::string path = fmt::format("{}/bench/results/{}.json", JITGEMM_SOURCE_DIR, gpu);
-  std::ofstream(path) << j.dump(2) << "\n";
+  const std::string dir = fmt::format("{}/bench/results", JITGEMM_SOURCE_DIR);
+  std::filesystem::create_directories(dir);
+  const std::string path = fmt::format("{}/{}.json", dir, gpu);
+  std::ofstream file(path);
+  file << j.dump(2) << "\n";
+  if (!file.flush()) fmt::print(stderr, "jitgemm-bench: could not write {}\n", path);
   fmt::print("\nwrote {}\n\n{:<28} {:>6} {:>11} {:>10} {:>8} {:>9} {:>10} {:>10}\n", path, "problem", "mode",
              "jitgemm ms", "cuBLAS ms", "speedup", "TFLOP/s", "relerr", "cuBLAS err");
   for (const auto& r : env.rows)

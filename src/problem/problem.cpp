@@ -86,6 +86,11 @@ void GemmProblem::validate(std::string_view where) const {
   check_ld("ldb", ldb, row_length_b(*this), rows_b(*this), "B", trans_b == Op::N ? "N" : "K",
            fmt::format(" (trans_b={})", jitgemm::to_string(trans_b)));
   check_ld("ldc", ldc, n, m, "C", "N", "");
+  // The kernels step between rows of A and B with 32-bit byte offsets.
+  for (auto [name, ld] : {std::pair{"lda", effective_lda()}, std::pair{"ldb", effective_ldb()}})
+    if (ld >= (int64_t{1} << 30))
+      throw NotSupported(fmt::format("{}: {}={} is not supported (leading dimensions must be below 2^30)", where,
+                                     name, ld));
   // alpha and beta may be any float, NaN and Inf included: they propagate as IEEE says.
   if (structure_a != Structure::General)
     throw NotSupported(fmt::format("{}: structure_a={} is not supported yet (only 'general')", where,

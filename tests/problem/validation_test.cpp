@@ -56,6 +56,8 @@ std::vector<BadCase> bad_cases() {
       {"negative ldc", [](GemmProblem& p) { p.ldc = -2; }, at(kA), at(kB), at(kC), "ldc=-2 must be >= 0"},
       {"absurd lda", [](GemmProblem& p) { p.lda = int64_t{1} << 40; }, at(kA), at(kB), at(kC),
        "addresses more than 2^40 elements of A"},
+      {"ldb of 2^30", [](GemmProblem& p) { p.ldb = int64_t{1} << 30; }, at(kA), at(kB), at(kC),
+       "ldb=1073741824 is not supported", true},
       {"null A", [](GemmProblem&) {}, nullptr, at(kB), at(kC), "A is a null pointer"},
       {"null B", [](GemmProblem&) {}, at(kA), nullptr, at(kC), "B is a null pointer"},
       {"null C", [](GemmProblem&) {}, at(kA), at(kB), nullptr, "C is a null pointer"},
