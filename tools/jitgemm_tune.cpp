@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <set>
 
 #include "codegen/candidate_space.hpp"
 #include "codegen/template_store.hpp"
@@ -160,7 +161,9 @@ int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems
                                              });
     fmt::print(stderr, "\n");
     Table table({"candidate", "threads", "registers", "smem B", "stack B", "spill B", "compile ms", "status"});
+    std::set<std::string> shown;  // split-K variants share their tile's kernel: one row per kernel
     for (const auto& c : compiled) {
+      if (!shown.insert(c.rendered.kernel_name).second) continue;
       const auto& r = c.outcome.kernel.resources;
       ++total;
       unusable += !c.usable();
@@ -171,10 +174,10 @@ int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems
                      !c.outcome.ok ? "compile failed" : c.usable() ? (c.outcome.kernel.from_cache ? "ok (cached)" : "ok")
                                                                    : "spills"});
     }
-    fmt::print("\n{} ({}, key {}): {} candidates\n{}", np.id, np.problem.to_string(), key.canonical(), compiled.size(),
-               table.render());
+    fmt::print("\n{} ({}, key {}): {} candidates, {} distinct kernels\n{}", np.id, np.problem.to_string(),
+               key.canonical(), compiled.size(), shown.size(), table.render());
   }
-  fmt::print("\n{} candidates compiled for sm_90a, {} unusable (compile failure or spills)\n", total, unusable);
+  fmt::print("\n{} distinct kernels compiled for sm_90a, {} unusable (compile failure or spills)\n", total, unusable);
   return unusable == 0 ? 0 : 1;
 }
 

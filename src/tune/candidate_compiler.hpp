@@ -27,6 +27,8 @@ struct CompiledCandidate {
 using CompileProgress = std::function<void(size_t done, size_t total, const CompiledCandidate&)>;
 
 // `jobs` <= 0 means std::thread::hardware_concurrency(). Results keep the input order.
+// Configs that render the same kernel (they differ only in launch parameters such as
+// split_k) share one compile; progress counts distinct kernels.
 std::vector<CompiledCandidate> compile_candidates(const std::vector<KernelConfig>& configs,
                                                   const KernelSpecialization& specialization,
                                                   const Compiler& compiler, const TemplateStore& templates,

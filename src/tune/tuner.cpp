@@ -78,17 +78,17 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
   const KernelSpecialization spec = specialization_of(result.key);
   const std::vector<KernelConfig> configs =
       settings.candidates.empty() ? candidate_space(result.key) : settings.candidates;
-  auto report = [&](TuneProgress::Phase phase, size_t index, const std::string& name) {
+  auto report = [&](TuneProgress::Phase phase, size_t index, const std::string& name, size_t total = 0) {
     if (!progress) return;
     const auto* best = result.best();
-    progress({phase, index, configs.size(), name, best ? best->timing.median_ms : 0.0,
+    progress({phase, index, total != 0 ? total : configs.size(), name, best ? best->timing.median_ms : 0.0,
               best ? best->config.name() : std::string()});
   };
 
   // 1. Compile every candidate in parallel; spills and failures are outcomes.
   auto compiled = compile_candidates(configs, spec, compiler, templates, settings.jobs,
-                                     [&](size_t done, size_t, const CompiledCandidate& c) {
-                                       report(TuneProgress::Phase::Compiling, done, c.config.name());
+                                     [&](size_t done, size_t kernels, const CompiledCandidate& c) {
+                                       report(TuneProgress::Phase::Compiling, done, c.config.name(), kernels);
                                      });
   if (!compiled.empty()) result.template_hash = compiled.front().rendered.template_hash;
 
