@@ -3,6 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -58,6 +61,18 @@ inline TuningRecord sample_record(const ProblemKey& problem, const DeviceKey& de
   };
   r.tuned_at = std::move(tuned_at);
   return r;
+}
+
+// Whole-file reads and writes for the damaged-file tests.
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void write_text(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
 }
 
 }  // namespace jitgemm::testing

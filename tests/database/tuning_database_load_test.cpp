@@ -19,18 +19,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::sample_problem;
+using testing::read_text;
 using testing::sample_record;
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
+using testing::write_text;
 
 TuningDatabase three_records() {
   TuningDatabase db;

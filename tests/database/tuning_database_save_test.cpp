@@ -21,14 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::sample_problem;
+using testing::read_text;
 using testing::sample_record;
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // Files in `dir` whose names contain `part`.
 int count_files(const fs::path& dir, const std::string& part) {
