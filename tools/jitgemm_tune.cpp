@@ -4,6 +4,7 @@
 // and prints their resource use.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <set>
 
 #include "codegen/candidate_space.hpp"
+#include "codegen/source_render.hpp"
 #include "codegen/template_store.hpp"
 #include "compile/binary_cache.hpp"
 #include "compile/compiler.hpp"
@@ -40,6 +42,7 @@ struct Options {
   // or a list / the reference set
   std::string problems_file;
   bool reference = false;
+  bool stale = false;  // re-tune this device's records whose environment differs
   // how
   int jobs = 0;
   int runs = 25;
@@ -86,7 +89,8 @@ std::vector<NamedProblem> problems_of(const Options& o) {
       fmt::print("skipping {}: {:.0f} GFLOP is more than --max-gflop {}\n", np.id, gflop, o.max_gflop);
       return true;
     });
-  if (list.empty()) throw InvalidArgument("nothing to tune: give --m/--n/--k, --problems FILE or --reference");
+  if (list.empty() && !o.stale)
+    throw InvalidArgument("nothing to tune: give --m/--n/--k, --problems FILE, --reference or --stale");
   for (const auto& np : list) np.problem.validate(np.id);
   return list;
 }
@@ -103,7 +107,25 @@ void draw_progress(const std::string& id, const TuneProgress& p) {
   std::fflush(stderr);
 }
 
-int run_gpu(const Options& o, const std::vector<NamedProblem>& problems, const Compiler& compiler) {
+// The problems of this device's records whose environment (driver, NVRTC, template hash,
+// jitgemm version) differs from this machine's: served but flagged stale until re-tuned.
+std::vector<NamedProblem> stale_problems(const std::string& db_path, const cuda::DeviceInfo& info) {
+  std::vector<NamedProblem> list;
+  const DeviceKey device = device_key(info);
+  for (const TuningRecord& r : TuningDatabase::load(db_path).records()) {
+    if (!(r.device == device)) continue;
+    const KernelSpecialization spec{r.problem.trans_a, r.problem.trans_b, r.problem.vec_a, r.problem.vec_b,
+                                    r.problem.vec_c};
+    const EnvironmentKey now = current_environment(info, render_kernel(r.config, spec).template_hash);
+    const auto differences = environment_differences(r.environment, now);
+    if (differences.empty()) continue;
+    fmt::print("stale: {} ({})\n", r.problem.canonical(), fmt::join(differences, ", "));
+    list.push_back({r.problem.canonical(), problem_for_key(r.problem)});
+  }
+  return list;
+}
+
+int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler& compiler) {
   cuda::PrimaryContext context(0);
   const cuda::DeviceInfo info = cuda::query_device(0);
   fmt::print("device: {} (sm_{}{}, {} SMs), driver {}, NVRTC {}\n", info.name, info.cc_major, info.cc_minor,
@@ -111,6 +133,14 @@ int run_gpu(const Options& o, const std::vector<NamedProblem>& problems, const C
   const std::string db_path = !o.db_path.empty() ? o.db_path
                               : std::getenv("JITGEMM_TUNING_DB") ? std::getenv("JITGEMM_TUNING_DB")
                                                                  : "tuning_db/jitgemm_tuning.json";
+  if (o.stale) {
+    auto stale = stale_problems(db_path, info);
+    if (stale.empty() && problems.empty()) {
+      fmt::print("no stale records for {} in {}\n", info.name, db_path);
+      return 0;
+    }
+    problems.insert(problems.end(), stale.begin(), stale.end());
+  }
   Table table({"problem", "mode", "jitgemm ms", "cuBLAS ms", "ratio", "error vs fp64", "cuBLAS error", "winner",
                "ok/tried"});
   std::vector<TuningRecord> records;
@@ -202,6 +232,8 @@ int main(int argc, char** argv) {
   app.add_option("--problems", o.problems_file, "JSON array of problems ({m,n,k,trans_a,trans_b,lda,...,id})")
       ->check(CLI::ExistingFile);
   app.add_flag("--reference", o.reference, "tune the reference problems of reference-problems.md");
+  app.add_flag("--stale", o.stale,
+               "re-tune (and so re-verify) this device's records whose environment differs from this machine's");
   app.add_option("--jobs,-j", o.jobs, "parallel NVRTC compiles (0: all cores)")->check(CLI::Range(0, 256));
   app.add_option("--runs", o.runs, "timed runs per candidate (median; >= 20)")->check(CLI::Range(20, 10000));
   app.add_option("--db", o.db_path, "tuning database file (default $JITGEMM_TUNING_DB or tuning_db/jitgemm_tuning.json)");
@@ -215,6 +247,8 @@ int main(int argc, char** argv) {
     const auto problems = problems_of(o);
     const Compiler compiler(std::filesystem::path(!o.cache_dir.empty() ? o.cache_dir : BinaryCache::default_dir().string()));
     std::string reason;
+    if (o.stale && !cuda::gpu_available(&reason))
+      throw Error(fmt::format("--stale re-verifies records on the GPU, and there is none: {}", reason));
     if (o.compile_only) return run_compile_only(o, problems, compiler);
     if (!cuda::gpu_available(&reason)) {
       fmt::print("No GPU: {}. Not tuning; generating and compiling every candidate for sm_90a instead.\n", reason);

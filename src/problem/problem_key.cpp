@@ -128,6 +128,26 @@ ProblemKey make_problem_key(const GemmProblem& p, const void* a, const void* b, 
   return key;
 }
 
+GemmProblem problem_for_key(const ProblemKey& key) {
+  auto ld_for = [](LdClass c, int64_t row) -> int64_t {
+    switch (c) {
+      case LdClass::Tight: return row;
+      case LdClass::Padded: return (row / 4 + 1) * 4;
+      case LdClass::Unaligned: return (row + 1) % 4 != 0 ? row + 1 : row + 2;
+    }
+    return row;
+  };
+  GemmProblem p;
+  p.m = key.m, p.n = key.n, p.k = key.k;
+  p.trans_a = key.trans_a, p.trans_b = key.trans_b;
+  p.structure_a = key.structure_a, p.structure_b = key.structure_b;
+  p.fill = key.fill, p.precision = key.precision;
+  p.lda = ld_for(key.ld_a, key.trans_a == Op::N ? key.k : key.m);
+  p.ldb = ld_for(key.ld_b, key.trans_b == Op::N ? key.n : key.k);
+  p.ldc = ld_for(key.ld_c, key.n);
+  return p;
+}
+
 ProblemKey make_problem_key(const GemmProblem& p) {
   const void* aligned = reinterpret_cast<const void*>(uintptr_t{256});
   return make_problem_key(p, aligned, aligned, aligned);

@@ -59,4 +59,10 @@ ProblemKey make_problem_key(const GemmProblem& p, const void* a, const void* b, 
 // Key assuming 256-byte aligned base pointers (what cuMemAlloc returns): used by the tuner.
 ProblemKey make_problem_key(const GemmProblem& p);
 
+// A problem whose key (with aligned buffers) is `key`: leading dimensions chosen to fall in
+// the key's classes (tight: the row length; padded: the next multiple of 4 above it;
+// unaligned: the row length plus 1 or 2, not a multiple of 4). alpha 1, beta 0. Used to
+// re-tune the problem of a stored record.
+GemmProblem problem_for_key(const ProblemKey& key);
+
 }  // namespace jitgemm

@@ -50,6 +50,15 @@ TEST(ProblemKey, ParseNamesTheBadPart) {
     EXPECT_THROW(ProblemKey::parse(bad), InvalidArgument) << bad;
 }
 
+TEST(ProblemKey, ProblemForKeyReproducesTheKey) {
+  for (const char* text : {"gemm.fp32.TN.general.general.full.2048x4096x8192.tight.tight.tight.v444",
+                           "gemm.fp32.NN.general.general.full.1537x1537x1537.unaligned.unaligned.unaligned.v111",
+                           "gemm.fp32.NT.general.general.full.100x50x30.padded.unaligned.padded.v414"}) {
+    const ProblemKey key = ProblemKey::parse(text);
+    EXPECT_EQ(make_problem_key(problem_for_key(key)).canonical(), text);
+  }
+}
+
 TEST(ReferenceProblems, MatchTheReferenceShapes) {
   const auto refs = reference_problems();
   ASSERT_EQ(refs.size(), 4u);

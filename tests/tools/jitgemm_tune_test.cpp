@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include "support/test_support.hpp"
+
 namespace {
 
 struct ToolRun {
@@ -45,6 +47,19 @@ TEST(JitgemmTune, BadFlagsFailWithAMessage) {
   EXPECT_NE(r.output.find("nothing to tune"), std::string::npos) << r.output;
   r = run_tool("--m 10 --n 10 --k 10 --lda 3 --compile-only");
   EXPECT_NE(r.output.find("lda=3 is smaller than K=10"), std::string::npos) << r.output;
+}
+
+TEST(JitgemmTune, StaleNeedsAGpuAndFindsNothingInAnEmptyDatabase) {
+  const std::string db = jitgemm::testing::temp_dir("stale") + "/empty.json";
+  const ToolRun r = run_tool("--stale --db " + db);
+  std::string reason;
+  if (!jitgemm::testing::gpu_available(&reason)) {
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.output.find("--stale re-verifies records on the GPU"), std::string::npos) << r.output;
+  } else {
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("no stale records"), std::string::npos) << r.output;
+  }
 }
 
 TEST(JitgemmTune, CompileOnlyPrintsResourcesOfTheSample) {
