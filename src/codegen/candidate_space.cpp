@@ -7,6 +7,7 @@
 #include <bit>
 #include <climits>
 
+#include "codegen/wgmma_candidates.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -58,12 +59,6 @@ KernelConfig simt(int bm, int bn, int bk, int wm, int wn, int tm, int tn, int st
   return c;
 }
 
-void require_fp32(const ProblemKey& key, std::string_view where) {
-  if (key.precision != Precision::FP32)
-    throw NotSupported(fmt::format("{}: precision {} has no kernel family yet (only fp32)", where,
-                                   to_string(key.precision)));
-}
-
 }  // namespace
 
 int default_split_k(const ProblemKey& key, const KernelConfig& tile) {
@@ -87,11 +82,13 @@ std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile
 }
 
 size_t shared_memory_bytes(const KernelConfig& c) {
+  if (is_wgmma(c.family)) return wgmma_shared_memory_bytes(c);
   const size_t floats_per_stage = static_cast<size_t>(c.block_k) * (smem_stride(c.block_m) + smem_stride(c.block_n));
   return static_cast<size_t>(c.stages) * floats_per_stage * sizeof(float);
 }
 
 int estimated_registers(const KernelConfig& c) {
+  if (is_wgmma(c.family)) return wgmma_consumer_registers(c);
   return c.thread_m * c.thread_n + 2 * (c.thread_m + c.thread_n) + kRegisterAllowance;
 }
 
@@ -100,7 +97,15 @@ bool statically_valid(const KernelConfig& c, const StaticLimits& limits, std::st
     if (why != nullptr) *why = std::move(reason);
     return false;
   };
+  if (is_wgmma(c.family)) return wgmma_statically_valid(c, limits, why);
   if (c.family != KernelFamily::SimtFp32) return reject(fmt::format("unknown family {}", to_string(c.family)));
+  const KernelConfig defaults;
+  if (c.consumers != defaults.consumers || c.acc_block_k != defaults.acc_block_k ||
+      c.acc_buffers != defaults.acc_buffers || c.sum_blocks != defaults.sum_blocks)
+    return reject(fmt::format("consumers/acc_block_k/acc_buffers/sum_blocks ({}/{}/{}/{}) are wgmma fields and must "
+                              "keep their defaults ({}/{}/{}/{})",
+                              c.consumers, c.acc_block_k, c.acc_buffers, c.sum_blocks, defaults.consumers,
+                              defaults.acc_block_k, defaults.acc_buffers, defaults.sum_blocks));
   if (c.block_m < 4 || c.block_n < 4 || c.block_k < 8 || c.warps_m < 1 || c.warps_n < 1 || c.thread_m < 4 ||
       c.thread_n < 4 || c.stages < 2 || c.raster_group < 1)
     return reject("a size is below its minimum (block 4, block_k 8, warps 1, thread tile 4, stages 2, group 1)");
@@ -132,7 +137,7 @@ bool statically_valid(const KernelConfig& c, const StaticLimits& limits, std::st
 }
 
 std::vector<KernelConfig> candidate_space(const ProblemKey& key, const StaticLimits& limits) {
-  require_fp32(key, "candidate_space");
+  if (key.precision != Precision::FP32) return wgmma_candidate_space(key, limits);
   const int64_t max_bm = tile_limit(key.m), max_bn = tile_limit(key.n);
   std::vector<KernelConfig> out;
   for (int bm : {64, 128, 256}) {
@@ -169,7 +174,7 @@ std::vector<KernelConfig> candidate_space(const ProblemKey& key, const StaticLim
 }
 
 std::vector<KernelConfig> representative_sample(const ProblemKey& key) {
-  require_fp32(key, "representative_sample");
+  if (key.precision != Precision::FP32) return wgmma_representative_sample(key);
   return {
       simt(64, 64, 8, 2, 2, 4, 8, 3),      // the small default: one float4 fragment along M
       simt(64, 64, 8, 2, 4, 4, 4, 5),      // 4x4 threads; 256 threads for 128 float4 copies; 5 stages
@@ -183,7 +188,7 @@ std::vector<KernelConfig> representative_sample(const ProblemKey& key) {
 }
 
 KernelConfig default_config(const ProblemKey& key) {
-  require_fp32(key, "default_config");
+  if (key.precision != Precision::FP32) return wgmma_default_config(key);
   const auto fits = [&](const KernelConfig& c) {
     const int64_t ctas = ((key.m + c.block_m - 1) / c.block_m) * ((key.n + c.block_n - 1) / c.block_n);
     return key.m >= c.block_m && key.n >= c.block_n && ctas >= kDefaultMinCtas;
@@ -198,7 +203,7 @@ KernelConfig default_config(const ProblemKey& key) {
   return chosen;
 }
 
-LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n, int64_t k) {
+LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n, int64_t k, int sm_count) {
   for (auto [value, name] : {std::pair{m, "M"}, std::pair{n, "N"}, std::pair{k, "K"}})
     if (value < 1 || value > INT_MAX)
       throw InvalidArgument(fmt::format("launch_geometry({}): {}={} is outside 1..{} (the kernel takes int sizes)",
@@ -208,10 +213,16 @@ LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n,
     throw InvalidArgument(fmt::format("launch_geometry({}): {}x{} needs {} CTAs, more than a 1-D grid holds ({})",
                                       config.name(), m, n, ctas, INT_MAX));
   LaunchGeometry g;
-  g.grid_x = static_cast<unsigned>(ctas);
-  g.grid_y = static_cast<unsigned>(config.split_k);  // K slices (split_k_reduce.cu adds them)
   g.block_x = static_cast<unsigned>(config.threads());
   g.smem_bytes = shared_memory_bytes(config);
+  if (is_wgmma(config.family)) {
+    if (sm_count < 1)
+      throw InvalidArgument(fmt::format("launch_geometry({}): sm_count={} must be >= 1", config.name(), sm_count));
+    g.grid_x = static_cast<unsigned>(std::min<int64_t>(ctas, sm_count));  // persistent CTAs walk the tiles
+    return g;
+  }
+  g.grid_x = static_cast<unsigned>(ctas);
+  g.grid_y = static_cast<unsigned>(config.split_k);  // K slices (split_k_reduce.cu adds them)
   return g;
 }
 

@@ -24,7 +24,8 @@ struct StaticLimits {
   int registers_per_sm = 65536;
 };
 
-// Dynamic shared memory of one CTA: STAGES x (As[BLOCK_K][BLOCK_M + pad] + Bs[BLOCK_K][BLOCK_N + pad])
+// Dynamic shared memory of one CTA. wgmma families: wgmma_shared_memory_bytes
+// (wgmma_candidates.hpp). SIMT: STAGES x (As[BLOCK_K][BLOCK_M + pad] + Bs[BLOCK_K][BLOCK_N + pad])
 // floats, the pad making each row stride 4 (mod 32) floats. The template checks it agrees.
 size_t shared_memory_bytes(const KernelConfig& config);
 
@@ -34,10 +35,12 @@ size_t shared_memory_bytes(const KernelConfig& config);
 // 8x8 tiles use 123..162 (estimate 136), 8x16 199..250 (estimate 216). The kernel is compiled
 // without a register cap (__launch_bounds__(THREADS) only): capping 8x8 tiles at 128 to force
 // two 256-thread CTAs per SM spilled some configs and made most slower on an H200.
+// wgmma families: the consumer registers of wgmma_consumer_registers.
 int estimated_registers(const KernelConfig& config);
 
 // True when the template accepts the config and it fits the limits; otherwise `why` (if not
-// null) says which rule it breaks, e.g. "shared memory 240 KiB exceeds 227 KiB".
+// null) says which rule it breaks, e.g. "shared memory 240 KiB exceeds 227 KiB". wgmma
+// families: wgmma_statically_valid. A SIMT config must keep the wgmma fields at their defaults.
 bool statically_valid(const KernelConfig& config, const StaticLimits& limits, std::string* why);
 
 // The configs worth timing for a problem (fp32 SIMT family):
@@ -45,7 +48,8 @@ bool statically_valid(const KernelConfig& config, const StaticLimits& limits, st
 //   arranged 4x8 or 8x4 with thread tiles 4x4 .. 8x16 / 16x8, 2..5 stages;
 //   minus what statically_valid rejects, minus CTA tiles much larger than the problem
 //   (block_m > max(64, bit_ceil(M)), likewise N), so small problems keep the 64-wide tiles.
-// Ordered by name; deterministic. Throws NotSupported for a precision without a family.
+// Ordered by name; deterministic. tf32x3 and tf32 problems get the wgmma families
+// (wgmma_candidate_space in wgmma_candidates.hpp; no split-K there).
 std::vector<KernelConfig> candidate_space(const ProblemKey& key, const StaticLimits& limits = {});
 
 // Eight configs that together exercise every code path of the template (thread tiles with
@@ -53,6 +57,7 @@ std::vector<KernelConfig> candidate_space(const ProblemKey& key, const StaticLim
 // longer than the CTA, 2 and 5 stages, block_k 8..32, 100 KiB of shared memory) and include
 // every default_config, for CI, where compiling the whole space is too slow. The transposes and vector widths are the key's
 // specialization, not part of the sample; the sample does not depend on the problem size.
+// tf32x3 / tf32: wgmma_representative_sample (seven and four configs).
 std::vector<KernelConfig> representative_sample(const ProblemKey& key);
 
 // The kernel for a problem nobody tuned; always a member of candidate_space(key). Rule, from
@@ -67,6 +72,10 @@ std::vector<KernelConfig> representative_sample(const ProblemKey& key);
 // Each stays at <= 128 registers for every vector width of its layout, so its occupancy does
 // not drop on an unlucky specialization.
 // Its split_k is default_split_k(key, tile).
+// tf32x3: 128x128x32, 3 stages, blocks of 32, one accumulator (the fastest measured on an H200);
+//   128x96 with sum_blocks 16 for K > 4096 (the contract), 128x96 for N <= 96.
+// tf32: 128x256x32, 4 stages, no blocks; 128x128 for N <= 128; 128x128, 6 stages, blocks of
+//   256 for K > 4096. See wgmma_default_config.
 KernelConfig default_config(const ProblemKey& key);
 
 // Split-K keeps the fp32 contract (reference-problems.md) where cuBLAS splits K: each slice
@@ -82,13 +91,14 @@ int default_split_k(const ProblemKey& key, const KernelConfig& tile);
 std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile);
 
 // How a config is launched on an M x N x K problem: a 1-D grid of
-// ceil(M/block_m) * ceil(N/block_n) CTAs, threads() threads, shared_memory_bytes().
+// ceil(M/block_m) * ceil(N/block_n) CTAs (grid_y = split_k), threads() threads,
+// shared_memory_bytes(). wgmma families: min(sm_count, tiles) persistent CTAs, grid_y = 1.
 // Throws InvalidArgument when M, N or K is outside 1..2^31-1 or the grid is too large.
 struct LaunchGeometry {
   unsigned grid_x = 1, grid_y = 1, grid_z = 1;
   unsigned block_x = 1;
   size_t smem_bytes = 0;
 };
-LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n, int64_t k);
+LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n, int64_t k, int sm_count = 132);
 
 }  // namespace jitgemm

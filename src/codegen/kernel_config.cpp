@@ -11,10 +11,10 @@
 namespace jitgemm {
 namespace {
 
-// Reads a positive decimal integer at the front of `text` and advances past it.
-bool take_int(std::string_view& text, int& out) {
+// Reads a decimal integer >= `min` at the front of `text` and advances past it.
+bool take_int(std::string_view& text, int& out, int min = 1) {
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  if (ec != std::errc() || ptr == text.data() || out < 1) return false;
+  if (ec != std::errc() || ptr == text.data() || out < min) return false;
   text.remove_prefix(static_cast<size_t>(ptr - text.data()));
   return true;
 }
@@ -31,23 +31,32 @@ bool take(std::string_view& text, std::string_view literal) {
 std::string_view to_string(KernelFamily f) noexcept {
   switch (f) {
     case KernelFamily::SimtFp32: return "simt_fp32";
+    case KernelFamily::WgmmaTf32x3: return "wgmma_tf32x3";
+    case KernelFamily::WgmmaTf32: return "wgmma_tf32";
   }
   return "?";
 }
 
 KernelFamily parse_kernel_family(std::string_view text, std::string_view what) {
-  if (text == "simt_fp32") return KernelFamily::SimtFp32;
-  throw InvalidArgument(fmt::format("{}: '{}' is not a kernel family (known: 'simt_fp32')", what, text));
+  for (KernelFamily f : {KernelFamily::SimtFp32, KernelFamily::WgmmaTf32x3, KernelFamily::WgmmaTf32})
+    if (text == to_string(f)) return f;
+  throw InvalidArgument(fmt::format(
+      "{}: '{}' is not a kernel family (known: 'simt_fp32', 'wgmma_tf32x3', 'wgmma_tf32')", what, text));
 }
 
 std::string KernelConfig::name() const {
+  if (is_wgmma(family))
+    return fmt::format("{}_{}x{}x{}_c{}_s{}_a{}_b{}_m{}_g{}", to_string(family), block_m, block_n, block_k, consumers,
+                       stages, acc_block_k, acc_buffers, sum_blocks, raster_group);
   return fmt::format("{}_{}x{}x{}_w{}x{}_t{}x{}_s{}_k{}_g{}", to_string(family), block_m, block_n, block_k, warps_m,
                      warps_n, thread_m, thread_n, stages, split_k, raster_group);
 }
 
 KernelConfig KernelConfig::parse(std::string_view name) {
-  // <family>_<bm>x<bn>x<bk>_w<wm>x<wn>_t<tm>x<tn>_s<stages>_k<split_k>_g<raster_group>;
-  // the family itself contains '_', so it is split off at the first "_<digit>".
+  // simt:  <family>_<bm>x<bn>x<bk>_w<wm>x<wn>_t<tm>x<tn>_s<stages>_k<split_k>_g<raster_group>
+  // wgmma: <family>_<bm>x<bn>x<bk>_c<consumers>_s<stages>_a<acc_block_k>_b<acc_buffers>_m<sum_blocks>_g<group>
+  // The family itself contains '_', so it is split off at the first "_<digit>". Fields a
+  // family does not name keep their defaults.
   size_t family_end = std::string_view::npos;
   for (size_t i = 0; i + 1 < name.size(); ++i) {
     if (name[i] == '_' && name[i + 1] >= '0' && name[i + 1] <= '9') {
@@ -58,19 +67,28 @@ KernelConfig KernelConfig::parse(std::string_view name) {
   const auto fail = [&](std::string_view why) {
     return InvalidArgument(fmt::format(
         "kernel config name '{}': {} (expected <family>_<bm>x<bn>x<bk>_w<wm>x<wn>_t<tm>x<tn>_s<stages>_k<split>_g<group>, "
-        "e.g. simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8)",
+        "e.g. simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8, or for wgmma families "
+        "<family>_<bm>x<bn>x<bk>_c<consumers>_s<stages>_a<acc_block_k>_b<acc_buffers>_m<sum_blocks>_g<group>, "
+        "e.g. wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8)",
         name, why));
   };
   if (family_end == std::string_view::npos) throw fail("no tile sizes after the family");
   KernelConfig c;
   c.family = parse_kernel_family(name.substr(0, family_end), fmt::format("kernel config name '{}': family", name));
   std::string_view rest = name.substr(family_end);
-  const bool ok = take(rest, "_") && take_int(rest, c.block_m) && take(rest, "x") && take_int(rest, c.block_n) &&
-                  take(rest, "x") && take_int(rest, c.block_k) && take(rest, "_w") && take_int(rest, c.warps_m) &&
-                  take(rest, "x") && take_int(rest, c.warps_n) && take(rest, "_t") && take_int(rest, c.thread_m) &&
-                  take(rest, "x") && take_int(rest, c.thread_n) && take(rest, "_s") && take_int(rest, c.stages) &&
-                  take(rest, "_k") && take_int(rest, c.split_k) && take(rest, "_g") &&
-                  take_int(rest, c.raster_group) && rest.empty();
+  bool ok = take(rest, "_") && take_int(rest, c.block_m) && take(rest, "x") && take_int(rest, c.block_n) &&
+            take(rest, "x") && take_int(rest, c.block_k);
+  if (is_wgmma(c.family)) {
+    ok = ok && take(rest, "_c") && take_int(rest, c.consumers) && take(rest, "_s") && take_int(rest, c.stages) &&
+         take(rest, "_a") && take_int(rest, c.acc_block_k, 0) && take(rest, "_b") && take_int(rest, c.acc_buffers) &&
+         take(rest, "_m") && take_int(rest, c.sum_blocks, 0) && take(rest, "_g") && take_int(rest, c.raster_group) &&
+         rest.empty();
+  } else {
+    ok = ok && take(rest, "_w") && take_int(rest, c.warps_m) && take(rest, "x") && take_int(rest, c.warps_n) &&
+         take(rest, "_t") && take_int(rest, c.thread_m) && take(rest, "x") && take_int(rest, c.thread_n) &&
+         take(rest, "_s") && take_int(rest, c.stages) && take(rest, "_k") && take_int(rest, c.split_k) &&
+         take(rest, "_g") && take_int(rest, c.raster_group) && rest.empty();
+  }
   if (!ok) throw fail(rest.empty() ? "truncated" : fmt::format("unexpected text at '{}'", rest));
   return c;
 }
@@ -83,7 +101,7 @@ size_t KernelConfigHash::operator()(const KernelConfig& c) const noexcept {
   // boost-style combine over every field; configs are few, collisions only cost a probe.
   size_t h = std::hash<int>{}(static_cast<int>(c.family));
   for (int v : {c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n, c.thread_m, c.thread_n, c.stages, c.split_k,
-                c.raster_group})
+                c.raster_group, c.consumers, c.acc_block_k, c.acc_buffers, c.sum_blocks})
     h ^= std::hash<int>{}(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
   return h;
 }

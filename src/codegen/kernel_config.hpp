@@ -10,13 +10,24 @@
 
 namespace jitgemm {
 
-// One kernel template family each; later issues add tensor-core families.
-enum class KernelFamily { SimtFp32 };
+// One kernel template family each:
+//   SimtFp32     fp32/simt_gemm.cu, FP32 FMA on CUDA cores ("simt_fp32")
+//   WgmmaTf32x3  tf32/wgmma_gemm.cu with TF32X3 = 1: three TF32 products, float32 accuracy
+//                ("wgmma_tf32x3"); operands come K-major from tf32/split_operand.cu
+//   WgmmaTf32    the same template with TF32X3 = 0: one TF32 product ("wgmma_tf32")
+enum class KernelFamily { SimtFp32, WgmmaTf32x3, WgmmaTf32 };
+
+// True for the tensor-core (wgmma) families.
+constexpr bool is_wgmma(KernelFamily f) noexcept { return f != KernelFamily::SimtFp32; }
 
 std::string_view to_string(KernelFamily f) noexcept;
 KernelFamily parse_kernel_family(std::string_view text, std::string_view what = "family");
 
-// Tunable parameters. Every family reads the fields it needs; the rest keep defaults.
+// Tunable parameters. Every family reads the fields it needs; the rest keep their defaults
+// (statically_valid insists, so that name() stays unique):
+//   simt_fp32:   block_m/n/k, warps_m/n, thread_m/n, stages, split_k, raster_group
+//   wgmma_tf32*: block_m/n/k, stages, consumers, acc_block_k, acc_buffers, sum_blocks,
+//                raster_group (tf32/wgmma_gemm.cu explains each)
 struct KernelConfig {
   KernelFamily family = KernelFamily::SimtFp32;
   int block_m = 128;    // C tile rows per CTA
@@ -29,9 +40,18 @@ struct KernelConfig {
   int stages = 3;       // cp.async pipeline depth
   int split_k = 1;      // K slices reduced afterwards (1: none)
   int raster_group = 8; // CTA rows per group in the grouped launch order (L2 reuse)
+  // wgmma families only:
+  int consumers = 2;    // consumer warpgroups, 64 rows of C each (block_m = 64 * consumers)
+  int acc_block_k = 32; // K per FP32-added accumulation block (tf32: 0 = none)
+  int acc_buffers = 1;  // tf32x3 block accumulators (2: the next block runs during the add)
+  int sum_blocks = 0;   // tf32x3 blocks per mid-level sum (0: one-level running sum)
 
-  int threads() const noexcept { return warps_m * warps_n * 32; }
-  // "simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8": unique per config, usable in file names.
+  // SIMT: warps_m * warps_n * 32; wgmma: a producer warpgroup plus the consumers.
+  int threads() const noexcept { return is_wgmma(family) ? 128 * (1 + consumers) : warps_m * warps_n * 32; }
+  // Unique per config, usable in file names:
+  //   simt_fp32:   "simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8"
+  //   wgmma_tf32*: "wgmma_tf32x3_128x128x32_c2_s3_a32_b2_m0_g8" (c consumers, s stages,
+  //                a acc_block_k, b acc_buffers, m sum_blocks, g raster_group)
   std::string name() const;
   static KernelConfig parse(std::string_view name);  // inverse of name(); InvalidArgument
 

@@ -47,10 +47,16 @@ std::string type_name(const nlohmann::json& j) {
 }
 
 void expect_fields(const nlohmann::json& j, std::initializer_list<std::string_view> fields) {
+  expect_fields(j, fields, {});
+}
+
+void expect_fields(const nlohmann::json& j, std::initializer_list<std::string_view> fields,
+                   std::initializer_list<std::string_view> optional) {
   if (!j.is_object()) throw FieldError("", "expected object, got " + type_name(j));
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool known = false;
     for (std::string_view field : fields) known = known || it.key() == field;
+    for (std::string_view field : optional) known = known || it.key() == field;
     if (!known) throw FieldError(it.key(), "unknown field");
   }
   for (std::string_view field : fields) member(j, field);

@@ -43,6 +43,9 @@ std::string type_name(const nlohmann::json& j);
 // Throws FieldError unless `j` is an object whose keys are exactly `fields` (a
 // misspelled or unknown field is damage, not something to ignore).
 void expect_fields(const nlohmann::json& j, std::initializer_list<std::string_view> fields);
+// The same with fields that may be absent (`optional`); a field in neither list is an error.
+void expect_fields(const nlohmann::json& j, std::initializer_list<std::string_view> fields,
+                   std::initializer_list<std::string_view> optional);
 
 // The member `key` of object `obj`; FieldError "missing" when absent.
 const nlohmann::json& member(const nlohmann::json& obj, std::string_view key);

@@ -102,31 +102,81 @@ void validate_record(const TuningRecord& r) {
   }
 }
 
+namespace {
+
+bool wgmma_fields_at_defaults(const KernelConfig& c) {
+  const KernelConfig d;
+  return c.consumers == d.consumers && c.acc_block_k == d.acc_block_k && c.acc_buffers == d.acc_buffers &&
+         c.sum_blocks == d.sum_blocks;
+}
+
+// An optional integer member: `fallback` when absent, else checked like read_int.
+int read_optional_int(const json& j, std::string_view key, int fallback, int lo, int hi) {
+  return j.contains(key) ? static_cast<int>(read_int(j, key, lo, hi)) : fallback;
+}
+
+// block_n: SIMT tiles are powers of two in 16..256; wgmma tiles are the wgmma widths.
+int read_block_n(const json& j, KernelFamily family) {
+  if (!is_wgmma(family)) return read_pow2(j, "block_n", 16, 256);
+  const int v = static_cast<int>(read_int(j, "block_n", 64, 256));
+  for (int width : {64, 96, 128, 160, 192, 256})
+    if (v == width) return v;
+  throw FieldError("block_n", fmt::format("expected one of 64, 96, 128, 160, 192, 256 for {}, got {}",
+                                          to_string(family), v));
+}
+
+}  // namespace
+
+// consumers, acc_block_k, acc_buffers and sum_blocks belong to the wgmma families. Records
+// written before they existed (tuning_db/jitgemm_tuning.json, tests/fixtures/*.json) lack
+// them, so SIMT configs leave them out while they hold their defaults (fp32 records stay as
+// they were) and every wgmma config writes them.
 void to_json(json& j, const KernelConfig& c) {
   j = json{{"family", to_string(c.family)}, {"block_m", c.block_m},   {"block_n", c.block_n},
            {"block_k", c.block_k},          {"warps_m", c.warps_m},   {"warps_n", c.warps_n},
            {"thread_m", c.thread_m},        {"thread_n", c.thread_n}, {"stages", c.stages},
            {"split_k", c.split_k},          {"raster_group", c.raster_group}};
+  if (is_wgmma(c.family) || !wgmma_fields_at_defaults(c)) {
+    j["consumers"] = c.consumers;
+    j["acc_block_k"] = c.acc_block_k;
+    j["acc_buffers"] = c.acc_buffers;
+    j["sum_blocks"] = c.sum_blocks;
+  }
 }
 
+// The wgmma fields are optional for every family and take the KernelConfig defaults
+// (consumers 2, acc_block_k 32, acc_buffers 1, sum_blocks 0) only when absent: records
+// from before they existed. A present field is range-checked like any other.
 void from_json(const json& j, KernelConfig& c) {
-  json_reader::expect_fields(j, {"family", "block_m", "block_n", "block_k", "warps_m", "warps_n",
-                                 "thread_m", "thread_n", "stages", "split_k", "raster_group"});
+  json_reader::expect_fields(j,
+                             {"family", "block_m", "block_n", "block_k", "warps_m", "warps_n", "thread_m",
+                              "thread_n", "stages", "split_k", "raster_group"},
+                             {"consumers", "acc_block_k", "acc_buffers", "sum_blocks"});
+  const KernelConfig defaults;
   c.family = json_reader::read_parsed(j, "family", [](std::string_view s) { return parse_kernel_family(s); });
   c.block_m = read_pow2(j, "block_m", 16, 256);
-  c.block_n = read_pow2(j, "block_n", 16, 256);
+  c.block_n = read_block_n(j, c.family);
   c.block_k = static_cast<int>(read_int(j, "block_k", 4, 64));
   if (c.block_k % 4 != 0)
     throw FieldError("block_k", fmt::format("expected a multiple of 4 in 4..64, got {}", c.block_k));
   c.warps_m = static_cast<int>(read_int(j, "warps_m", 1, 16));
   c.warps_n = static_cast<int>(read_int(j, "warps_n", 1, 16));
-  if (c.threads() > 1024)
+  if (c.warps_m * c.warps_n > 32)
     throw FieldError("warps_n", fmt::format("expected warps_m * warps_n <= 32, got {} * {}", c.warps_m, c.warps_n));
   c.thread_m = static_cast<int>(read_int(j, "thread_m", 1, 16));
   c.thread_n = static_cast<int>(read_int(j, "thread_n", 1, 16));
   c.stages = static_cast<int>(read_int(j, "stages", 1, 8));
   c.split_k = static_cast<int>(read_int(j, "split_k", 1, 256));
   c.raster_group = static_cast<int>(read_int(j, "raster_group", 1, 64));
+  c.consumers = read_optional_int(j, "consumers", defaults.consumers, 1, 2);
+  c.acc_block_k = read_optional_int(j, "acc_block_k", defaults.acc_block_k, 0, 4096);
+  if (c.acc_block_k % 8 != 0)
+    throw FieldError("acc_block_k", fmt::format("expected a multiple of 8 in 0..4096, got {}", c.acc_block_k));
+  c.acc_buffers = read_optional_int(j, "acc_buffers", defaults.acc_buffers, 1, 2);
+  c.sum_blocks = read_optional_int(j, "sum_blocks", defaults.sum_blocks, 0, 64);
+  if (is_wgmma(c.family) && c.block_m != 64 * c.consumers)
+    throw FieldError("block_m", fmt::format("expected 64 * consumers ({}) for {}, got {}", 64 * c.consumers,
+                                            to_string(c.family), c.block_m));
 }
 
 void to_json(json& j, const CandidateResult& c) {

@@ -114,11 +114,14 @@ TEST(CandidateSpace, DefaultRule) {
     EXPECT_TRUE(contains(representative_sample(key), KernelConfig::parse(tile_name(key)))) << key.canonical();
 }
 
-TEST(CandidateSpace, OtherPrecisionsAreNotSupportedYet) {
+TEST(CandidateSpace, TensorCorePrecisionsGetTheWgmmaFamilies) {
+  // The fp32 space stays SIMT; tf32x3 and tf32 get their wgmma family (wgmma_candidates_test.cpp).
+  for (const KernelConfig& c : candidate_space(key_of(64, 64, 64))) EXPECT_EQ(c.family, KernelFamily::SimtFp32);
   ProblemKey key = key_of(64, 64, 64);
   key.precision = Precision::TF32x3;
-  EXPECT_THROW(candidate_space(key), NotSupported);
-  EXPECT_THROW(default_config(key), NotSupported);
+  EXPECT_EQ(default_config(key).family, KernelFamily::WgmmaTf32x3);
+  key.precision = Precision::TF32;
+  EXPECT_EQ(default_config(key).family, KernelFamily::WgmmaTf32);
 }
 
 TEST(StaticValidity, RejectionsSayWhy) {

@@ -1,0 +1,208 @@
+// The wgmma (tf32x3, tf32) candidate space, its static pruning, sample and default.
+#include "codegen/wgmma_candidates.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+namespace {
+
+constexpr int kSmemAlign = 1024;        // SMEM_ALIGN: the 128-byte swizzle atom
+constexpr int kMaxStages = 8;           // deeper rings gain nothing at >= 64 K per stage group
+constexpr int kMinKInFlight = 64;       // stages * block_k of every candidate
+constexpr int kMaxSumBlocks = 64;
+
+bool is_x3(const KernelConfig& c) { return c.family == KernelFamily::WgmmaTf32x3; }
+int planes(const KernelConfig& c) { return is_x3(c) ? 2 : 1; }
+
+// GROUP_STAGES of the template: stages one tf32x3 accumulation block spans.
+int group_stages(const KernelConfig& c) {
+  return is_x3(c) && c.acc_block_k > c.block_k ? c.acc_block_k / c.block_k : 1;
+}
+
+bool one_of(int v, std::initializer_list<int> allowed) {
+  return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
+}
+
+KernelFamily family_for(const ProblemKey& key, std::string_view where) {
+  if (key.precision == Precision::TF32x3) return KernelFamily::WgmmaTf32x3;
+  if (key.precision == Precision::TF32) return KernelFamily::WgmmaTf32;
+  throw NotSupported(fmt::format("{}: precision {} has no wgmma family (tf32x3 and tf32 only)", where,
+                                 to_string(key.precision)));
+}
+
+KernelConfig wgmma(KernelFamily family, int bn, int bk, int stages, int acc_block_k, int acc_buffers = 1,
+                   int sum_blocks = 0) {
+  KernelConfig c;  // SIMT-only fields keep their defaults
+  c.family = family;
+  c.consumers = 2;
+  c.block_m = 64 * c.consumers;
+  c.block_n = bn, c.block_k = bk, c.stages = stages;
+  c.acc_block_k = acc_block_k, c.acc_buffers = acc_buffers, c.sum_blocks = sum_blocks;
+  c.raster_group = 8;
+  return c;
+}
+
+// The largest ring that fits `limits` (at most kMaxStages).
+int max_stages(const KernelConfig& tile, const StaticLimits& limits) {
+  KernelConfig c = tile;
+  int stages = 1;
+  for (c.stages = 2; c.stages <= kMaxStages && wgmma_shared_memory_bytes(c) <= limits.max_smem_bytes; ++c.stages)
+    stages = c.stages;
+  return stages;
+}
+
+// Rules that name() uniqueness and the template need beyond its static_asserts.
+std::string unused_fields_problem(const KernelConfig& c) {
+  const KernelConfig d;
+  if (c.warps_m != d.warps_m || c.warps_n != d.warps_n || c.thread_m != d.thread_m || c.thread_n != d.thread_n)
+    return fmt::format("warps {}x{} / thread tile {}x{} are SIMT fields and must keep their defaults {}x{} / {}x{}",
+                       c.warps_m, c.warps_n, c.thread_m, c.thread_n, d.warps_m, d.warps_n, d.thread_m, d.thread_n);
+  if (c.split_k != 1) return fmt::format("split_k={}: split-K is SIMT-only (1 here)", c.split_k);
+  if (!is_x3(c) && (c.acc_buffers != 1 || c.sum_blocks != 0))
+    return fmt::format("acc_buffers={} sum_blocks={}: tf32 reads neither (1 and 0 here)", c.acc_buffers, c.sum_blocks);
+  return {};
+}
+
+// The template's static_asserts on shapes and accumulation blocks, in its order.
+std::string shape_problem(const KernelConfig& c) {
+  if (!one_of(c.consumers, {1, 2})) return fmt::format("consumers={} is not 1 or 2", c.consumers);
+  if (c.block_m != 64 * c.consumers)
+    return fmt::format("block_m={} is not 64 x consumers ({})", c.block_m, 64 * c.consumers);
+  if (!one_of(c.block_n, {64, 96, 128, 160, 192, 256}))
+    return fmt::format("block_n={} is not a wgmma width (64, 96, 128, 160, 192, 256)", c.block_n);
+  if (!one_of(c.block_k, {16, 32, 64, 128})) return fmt::format("block_k={} is not 16, 32, 64 or 128", c.block_k);
+  if (is_x3(c)) {
+    if (c.acc_block_k < 8 || c.acc_block_k % 8 != 0)
+      return fmt::format("acc_block_k={} is not a multiple of the k8 step", c.acc_block_k);
+    if (c.block_k % c.acc_block_k != 0 && c.acc_block_k % c.block_k != 0)
+      return fmt::format("acc_block_k={} neither divides nor is a multiple of block_k={}", c.acc_block_k, c.block_k);
+  } else if (c.acc_block_k < 0 || c.acc_block_k % c.block_k != 0) {
+    return fmt::format("tf32 acc_block_k={} is not 0 or a multiple of block_k={}", c.acc_block_k, c.block_k);
+  }
+  if (!one_of(c.acc_buffers, {1, 2})) return fmt::format("acc_buffers={} is not 1 or 2", c.acc_buffers);
+  if (c.sum_blocks < 0 || c.sum_blocks > kMaxSumBlocks)
+    return fmt::format("sum_blocks={} is outside 0..{}", c.sum_blocks, kMaxSumBlocks);
+  const int ring = (is_x3(c) ? c.acc_buffers : 2) * group_stages(c);
+  if (c.stages < 2 || c.stages < ring)
+    return fmt::format("stages={} below the {} the consumers hold at once (and 2)", c.stages, std::max(ring, 2));
+  if (c.raster_group < 1) return fmt::format("raster_group={} is below 1", c.raster_group);
+  if ((c.block_m * c.block_k * 4) % kSmemAlign != 0 || ((c.block_m + c.block_n) * c.block_k * 4) % kSmemAlign != 0)
+    return fmt::format("operand tiles {}x{} / {}x{} floats do not start on 1024-byte swizzle atoms", c.block_m,
+                       c.block_k, c.block_n, c.block_k);
+  return {};
+}
+
+}  // namespace
+
+size_t wgmma_shared_memory_bytes(const KernelConfig& c) {
+  const size_t stage = static_cast<size_t>(planes(c)) * (c.block_m + c.block_n) * c.block_k * sizeof(float);
+  return kSmemAlign + static_cast<size_t>(c.stages) * stage + 16 * static_cast<size_t>(c.stages);
+}
+
+int wgmma_consumer_registers(const KernelConfig& c) {
+  const int blocks = is_x3(c) ? c.acc_buffers + (c.sum_blocks > 0 ? 1 : 0) : (c.acc_block_k > 0 ? 1 : 0);
+  return (1 + blocks) * (c.block_n / 2) + 24;
+}
+
+bool wgmma_statically_valid(const KernelConfig& c, const StaticLimits& limits, std::string* why) {
+  auto reject = [&](std::string reason) {
+    if (why != nullptr) *why = std::move(reason);
+    return false;
+  };
+  if (!is_wgmma(c.family)) return reject(fmt::format("family {} is not a wgmma family", to_string(c.family)));
+  if (std::string p = unused_fields_problem(c); !p.empty()) return reject(std::move(p));
+  if (std::string p = shape_problem(c); !p.empty()) return reject(std::move(p));
+  const int budget = c.consumers > 1 ? kWgmmaConsumerRegs : limits.max_registers_per_thread;
+  if (wgmma_consumer_registers(c) > budget)
+    return reject(fmt::format("running sum and block accumulators need {} registers, over the consumer budget {}",
+                              wgmma_consumer_registers(c), budget));
+  if (c.consumers > 1 && kWgmmaProducerRegs * 128 + kWgmmaConsumerRegs * 128 * c.consumers > limits.registers_per_sm)
+    return reject("setmaxnreg budgets exceed the register file");
+  if (c.threads() > limits.max_threads)
+    return reject(fmt::format("{} threads exceed {}", c.threads(), limits.max_threads));
+  const size_t smem = wgmma_shared_memory_bytes(c);
+  if (smem > limits.max_smem_bytes)
+    return reject(fmt::format("shared memory {} B exceeds {} B", smem, limits.max_smem_bytes));
+  if (is_x3(c) && c.block_k == 32 && c.acc_block_k == 16 && c.acc_buffers == 2)
+    return reject("block_k 32 with acc_block_k 16 and 2 accumulators spills");
+  if (is_x3(c) && c.sum_blocks > 0 && c.block_n >= 128)
+    return reject(fmt::format("sum_blocks > 0 at block_n={} spills", c.block_n));
+  if (is_x3(c) && c.sum_blocks > 0 && c.acc_buffers == 2)
+    return reject("sum_blocks > 0 with 2 accumulators spills");
+  return true;
+}
+
+std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const StaticLimits& limits) {
+  const KernelFamily family = family_for(key, "candidate_space");
+  const bool x3 = family == KernelFamily::WgmmaTf32x3;
+  const bool long_k = key.k > kWgmmaLongK;
+  const std::vector<int> widths = x3 ? std::vector<int>{96, 128, 192} : std::vector<int>{128, 192, 256};
+  const int64_t max_bn = std::max<int64_t>(
+      widths.front(), static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(key.n, 1)))));
+  std::vector<KernelConfig> out;
+  auto add = [&](const KernelConfig& c) {
+    if (statically_valid(c, limits, nullptr)) out.push_back(c);
+  };
+  for (int bn : widths) {
+    if (bn > max_bn) continue;
+    if (x3) {
+      for (int bk : {16, 32}) {
+        const int top = max_stages(wgmma(family, bn, bk, 2, 32), limits);
+        for (int stages = std::max(2, kMinKInFlight / bk); stages <= top; ++stages)
+          for (int acc : {16, 32})
+            for (int buffers : {1, 2})
+              for (int sum : {0, 16})
+                if (sum == 0 || long_k) add(wgmma(family, bn, bk, stages, acc, buffers, sum));
+      }
+    } else {
+      const int top = std::min(6, max_stages(wgmma(family, bn, 32, 2, 0), limits));
+      for (int stages = 4; stages <= top; ++stages)
+        for (int acc : {0, 256, 1024})
+          if (acc == 0 || key.k > acc) add(wgmma(family, bn, 32, stages, acc));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const KernelConfig& a, const KernelConfig& b) { return a.name() < b.name(); });
+  return out;
+}
+
+std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
+  const KernelFamily f = family_for(key, "representative_sample");
+  if (f == KernelFamily::WgmmaTf32)
+    return {
+        wgmma(f, 256, 32, 4, 0),     // the default: one product, tensor cores accumulate all of K
+        wgmma(f, 128, 32, 6, 0),     // the default for N <= 128
+        wgmma(f, 128, 32, 6, 256),   // the long-K default: FP32-added blocks of 256
+        wgmma(f, 192, 32, 5, 1024),  // blocks of 1024 (32 stages each), 5 stages, 201 KiB
+    };
+  return {
+      wgmma(f, 128, 32, 3, 32, 1),       // the default
+      wgmma(f, 128, 32, 3, 32, 2),       // double-buffered blocks
+      wgmma(f, 96, 32, 3, 32, 1, 16),    // the long-K default: two-level running sum
+      wgmma(f, 96, 32, 3, 32, 1),        // the default for N <= 96
+      wgmma(f, 192, 32, 2, 32, 1),       // the widest tile, 2 stages
+      wgmma(f, 128, 16, 6, 32, 2),       // blocks spanning two stages (GROUP_STAGES = 2)
+      wgmma(f, 96, 32, 4, 16, 1),        // two blocks per stage; 231 KiB, the most shared memory
+  };
+}
+
+KernelConfig wgmma_default_config(const ProblemKey& key) {
+  const KernelFamily f = family_for(key, "default_config");
+  const bool long_k = key.k > kWgmmaLongK;
+  if (f == KernelFamily::WgmmaTf32) {
+    // 128x256 is the fastest measured; it cannot be blocked (registers), long K takes 128x128
+    // with blocks of 256 (passed the H200 correctness runs where 128x256 failed at K = 4100).
+    if (long_k) return wgmma(f, 128, 32, 6, 256);
+    return key.n > 128 ? wgmma(f, 256, 32, 4, 0) : wgmma(f, 128, 32, 6, 0);
+  }
+  // 128x128x32, 3 stages, blocks of 32, one accumulator: the fastest measured. Long K needs
+  // the two-level sum, which spills at 128 columns: 128x96 then.
+  if (long_k || key.n <= 96) return wgmma(f, 96, 32, 3, 32, 1, long_k ? 16 : 0);
+  return wgmma(f, 128, 32, 3, 32, 1);
+}
+
+}  // namespace jitgemm

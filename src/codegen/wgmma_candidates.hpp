@@ -1,0 +1,53 @@
+// wgmma_candidates.hpp — the tensor-core (wgmma) families' part of the candidate space:
+// static validity mirroring the static_asserts of kernel_templates/tf32/wgmma_gemm.cu, the
+// candidates of a tf32x3 / tf32 problem, their sample, default and shared-memory size.
+// candidate_space.hpp dispatches here by precision / family; call those entry points.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "codegen/candidate_space.hpp"
+
+namespace jitgemm {
+
+// setmaxnreg budgets the renderer writes into the prologue (PRODUCER_REGS, CONSUMER_REGS):
+// the producer warpgroup gives registers up, the consumers take 232 each (40 * 128 + 232 *
+// 256 <= 65536). At entry __launch_bounds__(384, 1) caps every thread at 168.
+constexpr int kWgmmaProducerRegs = 40;
+constexpr int kWgmmaConsumerRegs = 232;
+// K above which a problem counts as long: tf32x3 then needs the two-level running sum
+// (SUM_BLOCKS) and tf32 FP32-added blocks to keep their contracts (H200 runs of the GPU
+// engineer: K = 4100 and 16384 failed without them).
+constexpr long long kWgmmaLongK = 4096;
+
+// SMEM_TOTAL of the template: 1024 (alignment slack for the 128-byte swizzle atom) +
+// STAGES * PLANES * (BLOCK_M + BLOCK_N) * BLOCK_K * 4 + 16 * STAGES (full/empty mbarriers).
+size_t wgmma_shared_memory_bytes(const KernelConfig& config);
+
+// Consumer registers per thread the template's budget check counts: the running sum, the
+// block accumulators (tf32x3: acc_buffers, + 1 with sum_blocks; tf32: 1 when blocked) of
+// block_n / 2 floats each, plus 24.
+int wgmma_consumer_registers(const KernelConfig& config);
+
+// The template's static_asserts (tile shapes, accumulation blocks, ring depth, register and
+// shared-memory budgets), the rule that fields the family does not read keep their defaults
+// (split-K is SIMT-only), and the configurations that compile but spill (measured with
+// NVRTC 13.0 for sm_90a: tf32x3 with block_k 32, acc_block_k 16 and 2 buffers; tf32x3 with
+// sum_blocks > 0 at block_n >= 128 or with 2 buffers: about 1 KB of spills at 128x96).
+bool wgmma_statically_valid(const KernelConfig& config, const StaticLimits& limits, std::string* why);
+
+// tf32x3: 128 x {96, 128, 192} tiles (2 consumers), block_k 16/32, stages with >= 64 K in
+// flight up to what fits (at most 8), acc_block_k 16/32 (64 missed the contract on an H200),
+// 1 or 2 accumulators, sum_blocks 0 (and 16 when K > kWgmmaLongK).
+// tf32: 128 x {128, 192, 256} x 32, stages 4..6, acc_block_k 0 (and 256, 1024 when K exceeds them).
+// Both drop block_n above max(smallest width, bit_ceil(N)); minus what is not statically valid.
+std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const StaticLimits& limits);
+// Seven tf32x3 / four tf32 configs: every default and every code path of the template (one and
+// two accumulators, the two-level sum, blocks spanning two stages, two blocks per stage,
+// tf32 blocked and not, 96..256 columns, the most shared memory).
+std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key);
+KernelConfig wgmma_default_config(const ProblemKey& key);
+
+}  // namespace jitgemm

@@ -1,0 +1,229 @@
+// The wgmma (tf32x3, tf32) candidate space: validity, pruning rules, names, defaults, the
+// sample, launch geometry, and rendering of the main kernel and the pre-pass.
+#include "codegen/wgmma_candidates.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <unordered_set>
+
+#include "codegen/source_render.hpp"
+#include "codegen/split_operand_render.hpp"
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+namespace {
+
+ProblemKey key_of(Precision p, int64_t m, int64_t n, int64_t k, Op ta = Op::N, Op tb = Op::N) {
+  ProblemKey key;
+  key.m = m, key.n = n, key.k = k;
+  key.trans_a = ta, key.trans_b = tb;
+  key.precision = p;
+  return key;
+}
+
+std::vector<ProblemKey> keys_to_check() {
+  std::vector<ProblemKey> keys;
+  const int64_t sizes[][3] = {{4096, 4096, 4096}, {1, 1, 1},       {127, 127, 127},  {4096, 64, 4096},
+                              {256, 256, 524288}, {2048, 4096, 8192}, {8192, 8192, 8192}, {1000, 37, 4100}};
+  for (Precision p : {Precision::TF32x3, Precision::TF32})
+    for (const auto& s : sizes)
+      for (Op ta : {Op::N, Op::T}) keys.push_back(key_of(p, s[0], s[1], s[2], ta, Op::N));
+  return keys;
+}
+
+bool contains(const std::vector<KernelConfig>& space, const KernelConfig& c) {
+  return std::find(space.begin(), space.end(), c) != space.end();
+}
+
+KernelFamily family_of(const ProblemKey& key) {
+  return key.precision == Precision::TF32x3 ? KernelFamily::WgmmaTf32x3 : KernelFamily::WgmmaTf32;
+}
+
+TEST(WgmmaCandidates, EveryCandidateIsStaticallyValidAndOfTheFamily) {
+  for (const ProblemKey& key : keys_to_check()) {
+    const auto space = candidate_space(key);
+    EXPECT_GE(space.size(), key.precision == Precision::TF32x3 ? 10u : 3u) << key.canonical();
+    std::set<std::string> names;
+    for (const KernelConfig& c : space) {
+      std::string why;
+      EXPECT_TRUE(statically_valid(c, StaticLimits{}, &why)) << c.name() << ": " << why;
+      EXPECT_EQ(c.family, family_of(key)) << c.name();
+      EXPECT_EQ(c.split_k, 1) << c.name();
+      EXPECT_EQ(c.consumers, 2) << c.name();
+      EXPECT_LE(shared_memory_bytes(c), 227u * 1024) << c.name();
+      EXPECT_NE(c.acc_block_k, 64) << c.name();  // missed the tf32x3 contract on an H200
+      names.insert(c.name());
+    }
+    EXPECT_EQ(names.size(), space.size()) << key.canonical();
+    EXPECT_TRUE(std::is_sorted(space.begin(), space.end(),
+                               [](const KernelConfig& a, const KernelConfig& b) { return a.name() < b.name(); }));
+    EXPECT_TRUE(contains(space, default_config(key))) << key.canonical() << ": " << default_config(key).name();
+  }
+}
+
+TEST(WgmmaCandidates, LongKAddsTheTwoLevelSumAndTf32Blocks) {
+  const auto has = [](const std::vector<KernelConfig>& s, auto pred) { return std::any_of(s.begin(), s.end(), pred); };
+  const auto x3_short = candidate_space(key_of(Precision::TF32x3, 4096, 4096, 4096));
+  const auto x3_long = candidate_space(key_of(Precision::TF32x3, 256, 256, 524288));
+  EXPECT_FALSE(has(x3_short, [](const KernelConfig& c) { return c.sum_blocks > 0; }));
+  EXPECT_TRUE(has(x3_long, [](const KernelConfig& c) { return c.sum_blocks == 16; }));
+  const auto x1_short = candidate_space(key_of(Precision::TF32, 4096, 4096, 256));
+  const auto x1_long = candidate_space(key_of(Precision::TF32, 4096, 4096, 16384));
+  EXPECT_FALSE(has(x1_short, [](const KernelConfig& c) { return c.acc_block_k > 0; }));
+  EXPECT_TRUE(has(x1_long, [](const KernelConfig& c) { return c.acc_block_k == 1024; }));
+  EXPECT_EQ(default_config(key_of(Precision::TF32x3, 256, 256, 524288)).name(),
+            "wgmma_tf32x3_128x96x32_c2_s3_a32_b1_m16_g8");
+  EXPECT_EQ(default_config(key_of(Precision::TF32, 256, 256, 524288)).name(), "wgmma_tf32_128x128x32_c2_s6_a256_b1_m0_g8");
+}
+
+TEST(WgmmaCandidates, DefaultsAreTheFastestMeasured) {
+  EXPECT_EQ(default_config(key_of(Precision::TF32x3, 4096, 4096, 4096)).name(),
+            "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
+  EXPECT_EQ(default_config(key_of(Precision::TF32, 4096, 4096, 4096)).name(), "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8");
+}
+
+TEST(WgmmaCandidates, SampleIsValidAndHoldsTheDefaults) {
+  for (Precision p : {Precision::TF32x3, Precision::TF32}) {
+    const auto sample = representative_sample(key_of(p, 4096, 4096, 4096));
+    for (const KernelConfig& c : sample) {
+      std::string why;
+      EXPECT_TRUE(statically_valid(c, StaticLimits{}, &why)) << c.name() << ": " << why;
+    }
+    for (const auto& key : keys_to_check())
+      if (key.precision == p) EXPECT_TRUE(contains(sample, default_config(key))) << key.canonical();
+  }
+}
+
+TEST(WgmmaCandidates, NameParseRoundTripsAndHashesSpread) {
+  KernelConfigHash hash;
+  std::unordered_set<size_t> hashes;
+  size_t count = 0;
+  for (const ProblemKey& key : {key_of(Precision::TF32x3, 256, 256, 524288), key_of(Precision::TF32, 4096, 4096, 8192)})
+    for (const KernelConfig& c : candidate_space(key)) {
+      EXPECT_EQ(KernelConfig::parse(c.name()), c) << c.name();
+      EXPECT_EQ(hash(KernelConfig::parse(c.name())), hash(c));
+      hashes.insert(hash(c));
+      ++count;
+    }
+  EXPECT_EQ(hashes.size(), count);
+  const KernelConfig c = KernelConfig::parse("wgmma_tf32x3_128x192x16_c2_s5_a32_b2_m16_g4");
+  EXPECT_EQ(c.family, KernelFamily::WgmmaTf32x3);
+  EXPECT_EQ(c.block_m, 128);
+  EXPECT_EQ(c.block_n, 192);
+  EXPECT_EQ(c.block_k, 16);
+  EXPECT_EQ(c.consumers, 2);
+  EXPECT_EQ(c.stages, 5);
+  EXPECT_EQ(c.acc_block_k, 32);
+  EXPECT_EQ(c.acc_buffers, 2);
+  EXPECT_EQ(c.sum_blocks, 16);
+  EXPECT_EQ(c.raster_group, 4);
+  EXPECT_EQ(c.threads(), 384);
+  EXPECT_EQ(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8").acc_block_k, 0);
+  for (const char* bad : {"wgmma_tf32x3_128x128x32", "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0",
+                          "wgmma_tf32x3_128x128x32_w2x4_t8x8_s3_k1_g8", "wgmma_tf32x3_128x128x32_c2_s3_a-1_b1_m0_g8",
+                          "simt_fp32_128x128x8_c2_s3_a32_b1_m0_g8"})
+    EXPECT_THROW(KernelConfig::parse(bad), InvalidArgument) << bad;
+}
+
+TEST(WgmmaCandidates, StaticValidityMirrorsTheTemplate) {
+  const auto why_not = [](const std::string& name) {
+    std::string why;
+    EXPECT_FALSE(statically_valid(KernelConfig::parse(name), StaticLimits{}, &why)) << name;
+    return why;
+  };
+  EXPECT_NE(why_not("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8").find("shared memory"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32x3_128x80x32_c2_s2_a32_b1_m0_g8").find("block_n=80"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32x3_64x128x32_c2_s2_a32_b1_m0_g8").find("block_m=64"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32x3_128x192x32_c2_s2_a32_b2_m0_g8").find("registers"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32_128x256x32_c2_s4_a256_b1_m0_g8").find("registers"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32x3_128x128x16_c2_s3_a32_b2_m0_g8").find("stages=3"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32x3_128x128x32_c2_s3_a12_b1_m0_g8").find("acc_block_k=12"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32_128x128x32_c2_s4_a48_b1_m0_g8").find("acc_block_k=48"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32_128x128x32_c2_s4_a0_b2_m0_g8").find("tf32 reads neither"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32x3_128x128x32_c2_s3_a16_b2_m0_g8").find("spills"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m16_g8").find("spills"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32x3_128x96x32_c2_s3_a32_b2_m16_g8").find("spills"), std::string::npos);
+  KernelConfig split = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
+  split.split_k = 2;
+  std::string why;
+  EXPECT_FALSE(statically_valid(split, StaticLimits{}, &why));
+  EXPECT_NE(why.find("SIMT-only"), std::string::npos) << why;
+  KernelConfig simt;  // SIMT with a wgmma field off its default: the name could not say so
+  simt.acc_buffers = 2;
+  EXPECT_FALSE(statically_valid(simt, StaticLimits{}, &why));
+  EXPECT_NE(why.find("wgmma fields"), std::string::npos) << why;
+  // The template's formula: 1024 + STAGES * PLANES * (BM + BN) * BK * 4 + 16 * STAGES.
+  EXPECT_EQ(shared_memory_bytes(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b2_m0_g8")), 197680u);
+  EXPECT_EQ(shared_memory_bytes(KernelConfig::parse("wgmma_tf32_128x192x32_c2_s5_a1024_b1_m0_g8")), 205904u);
+}
+
+TEST(WgmmaCandidates, LaunchGeometryIsPersistent) {
+  const KernelConfig c = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
+  LaunchGeometry g = launch_geometry(c, 4096, 4096, 4096);
+  EXPECT_EQ(g.grid_x, 132u);
+  EXPECT_EQ(g.grid_y, 1u);
+  EXPECT_EQ(g.block_x, 384u);
+  EXPECT_EQ(g.smem_bytes, 197680u);
+  EXPECT_EQ(launch_geometry(c, 256, 300, 7).grid_x, 2u * 3u);
+  EXPECT_EQ(launch_geometry(c, 4096, 4096, 4096, 114).grid_x, 114u);
+  EXPECT_THROW(launch_geometry(c, 4096, 4096, 4096, 0), InvalidArgument);
+  EXPECT_THROW(launch_geometry(c, 0, 4096, 4096), InvalidArgument);
+}
+
+TEST(WgmmaRender, MainKernelIgnoresTheSpecialization) {
+  const KernelConfig c = KernelConfig::parse("wgmma_tf32x3_128x96x16_c2_s8_a32_b1_m16_g4");
+  const RenderedKernel a = render_kernel(c, KernelSpecialization{Op::N, Op::N, 4, 4, 4});
+  const RenderedKernel b = render_kernel(c, KernelSpecialization{Op::T, Op::T, 1, 1, 1});
+  EXPECT_EQ(a.kernel_name, "jitgemm_wgmma_tf32x3_128x96x16_c2_s8_a32_b1_m16_g4");
+  EXPECT_EQ(a.kernel_name, b.kernel_name);
+  EXPECT_EQ(a.source, b.source);
+  for (const char* line : {"#define KERNEL_NAME jitgemm_wgmma_tf32x3_128x96x16_c2_s8_a32_b1_m16_g4\n",
+                           "constexpr int TF32X3 = 1;\n", "constexpr int BLOCK_M = 128, BLOCK_N = 96, BLOCK_K = 16;\n",
+                           "constexpr int STAGES = 8;\n", "constexpr int CONSUMERS = 2;\n",
+                           "constexpr int ACC_BLOCK_K = 32;\n", "constexpr int ACC_BUFFERS = 1;\n",
+                           "constexpr int SUM_BLOCKS = 16;\n", "constexpr int RASTER_GROUP = 4;\n",
+                           "constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;\n"})
+    EXPECT_NE(a.source.find(line), std::string::npos) << line;
+  EXPECT_NE(a.source.find("constexpr int SMEM_BYTES = " + std::to_string(shared_memory_bytes(c)) + ";\n"),
+            std::string::npos);
+  EXPECT_LT(a.source.find("#define KERNEL_NAME"), a.source.find("#line 1 \"tf32/wgmma_gemm.cu\""));
+  EXPECT_EQ(a.source.find("#include \""), std::string::npos);
+  EXPECT_EQ(a.threads, 384);
+  EXPECT_EQ(a.smem_bytes, shared_memory_bytes(c));
+  const RenderedKernel x1 = render_kernel(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8"), {});
+  EXPECT_NE(x1.source.find("constexpr int TF32X3 = 0;\n"), std::string::npos);
+  EXPECT_EQ(x1.template_hash, a.template_hash);  // one template, two families
+  KernelConfig bad = c;
+  bad.block_n = 80;
+  EXPECT_THROW(render_kernel(bad, {}), InvalidArgument);
+}
+
+TEST(WgmmaRender, SplitOperandPrePass) {
+  const RenderedKernel k = render_split_operand(2, true, 4);
+  EXPECT_EQ(k.kernel_name, "jitgemm_split_operand_p2_t1_v4");
+  for (const char* line : {"#define KERNEL_NAME jitgemm_split_operand_p2_t1_v4\n", "constexpr int PLANES = 2;\n",
+                           "constexpr int TRANSPOSE = 1;\n", "constexpr int VEC = 4;\n", "constexpr int ROUND_BIG = 1;\n"})
+    EXPECT_NE(k.source.find(line), std::string::npos) << line;
+  EXPECT_LT(k.source.find("#define KERNEL_NAME"), k.source.find("#line 1 \"tf32/split_operand.cu\""));
+  EXPECT_EQ(k.threads, 256);
+  EXPECT_EQ(k.smem_bytes, 0u);
+  EXPECT_EQ(render_split_operand(1, false, 1).kernel_name, "jitgemm_split_operand_p1_t0_v1");
+  for (auto [planes, vec, arg] : {std::tuple{3, 4, "planes=3"}, std::tuple{0, 4, "planes=0"}, std::tuple{2, 2, "vec=2"}})
+    try {
+      render_split_operand(planes, false, vec);
+      ADD_FAILURE() << arg;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(arg), std::string::npos) << e.what();
+    }
+  const SplitOperandGeometry g = split_operand_geometry(1000, 4100);
+  EXPECT_EQ(g.grid_x, 65u);
+  EXPECT_EQ(g.grid_y, 16u);
+  EXPECT_EQ(g.block_x, 256u);
+  EXPECT_THROW(split_operand_geometry(0, 64), InvalidArgument);
+  EXPECT_THROW(split_operand_geometry(64, 6), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace jitgemm

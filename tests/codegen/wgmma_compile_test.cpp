@@ -1,0 +1,119 @@
+// The tf32 templates through NVRTC for sm_90a: the representative samples of both wgmma
+// families and the eight pre-pass variants compile with no spills and no stack, the main
+// kernel within the 168 registers that __launch_bounds__(384, 1) leaves at entry; with
+// JITGEMM_FULL_SWEEP=1 every tf32x3 and tf32 candidate does too.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
+#include "codegen/candidate_space.hpp"
+#include "codegen/source_render.hpp"
+#include "codegen/split_operand_render.hpp"
+#include "compile/compiler.hpp"
+
+namespace jitgemm {
+namespace {
+
+constexpr int kEntryRegisters = 168;  // 65536 / 384 threads, rounded down to a multiple of 8
+
+struct Result {
+  std::string name;
+  bool ok = false;
+  ResourceUsage resources;
+  double compile_ms = 0;
+  std::string log;
+};
+
+// Compiles every kernel on `jobs` threads (NVRTC is thread-safe).
+std::vector<Result> compile_all(const std::vector<RenderedKernel>& kernels, int jobs) {
+  const Compiler compiler(std::nullopt);
+  std::vector<Result> results(kernels.size());
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < kernels.size();) {
+      const CompileOutcome out = compiler.compile(kernels[i].source, kernels[i].kernel_name, CompileOptions{});
+      results[i] = {kernels[i].kernel_name, out.ok, out.kernel.resources, out.kernel.compile_ms, out.log};
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < std::max(jobs, 1); ++t) threads.emplace_back(work);
+  for (auto& t : threads) t.join();
+  return results;
+}
+
+std::vector<RenderedKernel> render_all(const std::vector<KernelConfig>& configs) {
+  std::vector<RenderedKernel> kernels;
+  for (const KernelConfig& c : configs) kernels.push_back(render_kernel(c, KernelSpecialization{}));
+  return kernels;
+}
+
+void expect_clean(const std::vector<Result>& results, int max_registers) {
+  for (const Result& r : results) {
+    ASSERT_TRUE(r.ok) << r.name << "\n" << r.log;
+    EXPECT_TRUE(r.resources.parsed) << r.name << "\n" << r.log;
+    EXPECT_EQ(r.resources.spill_store_bytes, 0) << r.name << ": " << r.resources.to_string();
+    EXPECT_EQ(r.resources.spill_load_bytes, 0) << r.name << ": " << r.resources.to_string();
+    EXPECT_EQ(r.resources.stack_bytes, 0) << r.name << ": " << r.resources.to_string();
+    EXPECT_LE(r.resources.registers, max_registers) << r.name;
+  }
+}
+
+void print(const std::vector<Result>& results) {
+  for (const Result& r : results)
+    std::cout << fmt::format("  {}: {} ({:.0f} ms)\n", r.name, r.resources.to_string(), r.compile_ms);
+}
+
+ProblemKey key_for(Precision p, int64_t k) {
+  ProblemKey key;
+  key.m = key.n = 4096;
+  key.k = k;
+  key.precision = p;
+  return key;
+}
+
+class WgmmaSampleCompiles : public ::testing::TestWithParam<Precision> {};
+
+TEST_P(WgmmaSampleCompiles, NoSpillsNoStackEntryRegisters) {
+  const auto results = compile_all(render_all(representative_sample(key_for(GetParam(), 4096))), 1);
+  expect_clean(results, kEntryRegisters);
+  print(results);
+}
+
+INSTANTIATE_TEST_SUITE_P(BothModes, WgmmaSampleCompiles, ::testing::Values(Precision::TF32x3, Precision::TF32),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+TEST(SplitOperandCompiles, EveryVariantWithoutSpills) {
+  std::vector<RenderedKernel> kernels;
+  for (int planes : {1, 2})
+    for (bool transpose : {false, true})
+      for (int vec : {1, 4}) kernels.push_back(render_split_operand(planes, transpose, vec));
+  const auto results = compile_all(kernels, 1);
+  expect_clean(results, 255);
+  print(results);
+}
+
+class WgmmaFullSweep : public ::testing::TestWithParam<Precision> {};
+
+TEST_P(WgmmaFullSweep, EveryCandidateCompilesWithoutSpills) {
+  // A long K gets the largest space (the two-level sum, tf32 blocks of 256 and 1024).
+  const ProblemKey key = key_for(GetParam(), 16384);
+  const char* flag = std::getenv("JITGEMM_FULL_SWEEP");
+  if (flag == nullptr || std::string(flag) != "1")
+    GTEST_SKIP() << "compiles all " << candidate_space(key).size() << " " << to_string(GetParam())
+                 << " candidates (minutes); set JITGEMM_FULL_SWEEP=1 to run it";
+  const auto results =
+      compile_all(render_all(candidate_space(key)), static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  expect_clean(results, kEntryRegisters);
+  print(results);
+}
+
+INSTANTIATE_TEST_SUITE_P(BothModes, WgmmaFullSweep, ::testing::Values(Precision::TF32x3, Precision::TF32),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+}  // namespace
+}  // namespace jitgemm
