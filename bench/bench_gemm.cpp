@@ -88,7 +88,8 @@ void bench_problem(benchmark::State& state, const std::string& id, GemmProblem p
     env.runtime.gemm(p, reinterpret_cast<const float*>(a.get()), reinterpret_cast<const float*>(b.get()),
                      reinterpret_cast<float*>(c.get()), reinterpret_cast<CUstream_st*>(st));
   };
-  auto run_cublas = [&](CUstream st) { cublas_sgemm(env.cublas, p, a.get(), b.get(), c.get(), st); };
+  const CublasMode baseline = cublas_baseline(p.precision);
+  auto run_cublas = [&](CUstream st) { cublas_sgemm(env.cublas, p, a.get(), b.get(), c.get(), st, baseline); };
   // Accuracy on poisoned outputs (beta = 0 in the benchmark problems).
   env.support.fill_value(c.get(), p.m * ldc, NAN, s);
   run_jitgemm(s);
@@ -116,10 +117,15 @@ void bench_problem(benchmark::State& state, const std::string& id, GemmProblem p
 
 std::vector<std::pair<std::string, GemmProblem>> bench_problems() {
   std::vector<std::pair<std::string, GemmProblem>> list;
-  for (const auto& r : reference_problems(Precision::FP32))
-    if (r.runnable) list.emplace_back(r.id, r.problem);
+  for (Precision mode : {Precision::FP32, Precision::TF32x3, Precision::TF32})
+    for (const auto& r : reference_problems(mode))
+      if (r.runnable) list.emplace_back(r.id, r.problem);
   for (auto& np : load_problem_list(JITGEMM_SOURCE_DIR "/bench/sweep_problems.json"))
     list.emplace_back(np.id, np.problem);
+  GemmProblem big;
+  big.m = big.n = big.k = 8192;
+  big.precision = Precision::TF32x3;
+  list.emplace_back("dense_8192x8192x8192_NN", big);
   return list;
 }
 
@@ -135,7 +141,8 @@ void write_results(const BenchEnv& env) {
   for (const auto& r : env.rows)
     j["rows"].push_back({{"problem", r.id}, {"mode", std::string(to_string(r.problem.precision))},
                          {"m", r.problem.m}, {"n", r.problem.n}, {"k", r.problem.k},
-                         {"jitgemm_ms", r.jitgemm_ms}, {"baseline", "cublas_sgemm"}, {"baseline_ms", r.baseline_ms},
+                         {"jitgemm_ms", r.jitgemm_ms}, {"baseline", cublas_baseline_name(r.problem.precision)},
+                         {"baseline_ms", r.baseline_ms},
                          {"speedup", r.baseline_ms / r.jitgemm_ms}, {"relerr", r.relerr},
                          {"baseline_relerr", r.baseline_relerr}});
   const std::string dir = fmt::format("{}/bench/results", JITGEMM_SOURCE_DIR);
@@ -145,7 +152,7 @@ void write_results(const BenchEnv& env) {
   file << j.dump(2) << "\n";
   if (!file.flush()) fmt::print(stderr, "jitgemm-bench: could not write {}\n", path);
   fmt::print("\nwrote {}\n\n{:<28} {:>6} {:>11} {:>10} {:>8} {:>9} {:>10} {:>10}\n", path, "problem", "mode",
-             "jitgemm ms", "cuBLAS ms", "speedup", "TFLOP/s", "relerr", "cuBLAS err");
+             "jitgemm ms", "base ms", "speedup", "TFLOP/s", "relerr", "base err");
   for (const auto& r : env.rows)
     fmt::print("{:<28} {:>6} {:>11.3f} {:>10.3f} {:>7.2f}x {:>9.1f} {:>10.2e} {:>10.2e}\n", r.id,
                to_string(r.problem.precision), r.jitgemm_ms, r.baseline_ms, r.baseline_ms / r.jitgemm_ms,
@@ -166,7 +173,8 @@ int main(int argc, char** argv) {
   auto env = std::make_unique<BenchEnv>();
   g_env = env.get();
   for (auto& [id, problem] : bench_problems()) {
-    benchmark::RegisterBenchmark(id.c_str(), [id = id, problem = problem](benchmark::State& st) {
+    const std::string name = fmt::format("{}/{}", id, to_string(problem.precision));
+    benchmark::RegisterBenchmark(name.c_str(), [id = id, problem = problem](benchmark::State& st) {
       bench_problem(st, id, problem);
     })->UseManualTime()->Iterations(30)->Unit(benchmark::kMillisecond);
   }

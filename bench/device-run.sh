@@ -5,6 +5,7 @@
 # sweep tunes the shapes of bench/sweep_problems.json up to 300 GFLOP (8192^3 is served by the
 # nearest record, 4096^3)
 # Logs, bench/results/<gpu>.json and the tuning database are copied to $OUT when set.
+# TUNE_MODES (default "fp32 tf32x3 tf32") picks the precision modes the tune step tunes.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-/tmp/jitgemm-out}"
@@ -27,7 +28,10 @@ if want test; then
 fi
 if want tune; then
   echo "== tune"
-  build/jitgemm-tune --reference --jobs 16 2>"$out/tune-progress.log" | tee "$out/tune.log" || status=1
+  for mode in ${TUNE_MODES:-fp32 tf32x3 tf32}; do
+    build/jitgemm-tune --reference --precision $mode --jobs 16 2>>"$out/tune-progress.log" | tee -a "$out/tune.log" \
+      | grep -v "^skipping" || status=1
+  done
 fi
 if want sweep; then
   echo "== tune the sweep"

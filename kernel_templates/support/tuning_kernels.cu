@@ -18,9 +18,16 @@ __device__ __forceinline__ float uniform01(u64 bits) { return (float)(bits >> 40
 
 // Value kinds (RandomKind in tune/random_fill.hpp):
 //   0 uniform [0,1)  1 signed normal (Box-Muller)  2 uniform [-1,1) scaled by 2^(+-30) per element
+//   3 uniform [0,1) with about one element in 2048 replaced by +Inf, -Inf, the canonical NaN or
+//     the NaN 0x7f800001 (a payload only in the low bits, which a careless TF32 split turns into Inf)
 __device__ float random_value(u64 seed, u64 index, int kind) {
   const u64 bits = mix64(seed ^ mix64(index));
   if (kind == 0) return uniform01(bits);
+  if (kind == 3) {
+    if (((bits >> 5) & 2047) != 0) return uniform01(bits);
+    const unsigned special[4] = {0x7f800000u, 0xff800000u, 0x7fc00000u, 0x7f800001u};
+    return __uint_as_float(special[(bits >> 2) & 3]);
+  }
   if (kind == 1) {
     const float u1 = fmaxf(uniform01(bits), 1e-7f);
     const float u2 = uniform01(mix64(bits));

@@ -6,17 +6,24 @@
 
 #include "codegen/candidate_space.hpp"
 #include "codegen/kernel_abi.hpp"
+#include "codegen/split_operand_render.hpp"
 #include "codegen/template_store.hpp"
+#include "cuda/driver_api.hpp"
 #include "jitgemm/error.hpp"
+#include "problem/problem_key.hpp"
 
 namespace jitgemm {
 namespace {
 
 constexpr unsigned kReduceThreads = 256;
+constexpr int64_t kPlaneAlign = 32;    // planes hold K rounded up to 32 floats (one 128-byte swizzle row)
+constexpr size_t kFlagBytes = 256;     // the pre-pass's non-finite flag, then the planes
 
-// Row length of a workspace slice: N rounded up to 4 floats, so that every row and slice
-// stays 16-byte aligned for a kernel compiled with 16-byte stores of C.
+// Row length of a split-K workspace slice: N rounded up to 4 floats, so that every row and
+// slice stays 16-byte aligned for a kernel compiled with 16-byte stores of C.
 int64_t workspace_ld(const GemmProblem& p) { return (p.n + 3) / 4 * 4; }
+int64_t plane_ld(const GemmProblem& p) { return (p.k + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign; }
+int planes_of(const KernelConfig& c) { return c.family == KernelFamily::WgmmaTf32x3 ? 2 : 1; }
 
 cuda::Module compile_reducer(const Compiler& compiler, const TemplateStore& templates) {
   auto outcome = compiler.compile(templates.expand_includes("fp32/split_k_reduce.cu"), "split_k_reduce", {});
@@ -26,50 +33,132 @@ cuda::Module compile_reducer(const Compiler& compiler, const TemplateStore& temp
 
 }  // namespace
 
-SplitKReducer::SplitKReducer(const Compiler& compiler, const TemplateStore& templates)
-    : module_(compile_reducer(compiler, templates)), function_(module_.function("split_k_reduce")) {}
+GemmLauncher::GemmLauncher(const Compiler& compiler, const TemplateStore& templates, int sm_count)
+    : compiler_(compiler),
+      templates_(templates),
+      sm_count_(sm_count),
+      reduce_module_(compile_reducer(compiler, templates)),
+      reduce_(reduce_module_.function("split_k_reduce")) {}
 
-void SplitKReducer::reduce(const GemmProblem& p, int splits, CUdeviceptr workspace, CUdeviceptr c,
-                           CUstream stream) const {
-  int s = splits, m = static_cast<int>(p.m), n = static_cast<int>(p.n);
-  long long ldw = workspace_ld(p), ldc = p.effective_ldc();
-  float alpha = p.alpha, beta = p.beta;
-  void* args[] = {&workspace, &s, &m, &n, &ldw, &c, &ldc, &alpha, &beta};
-  const int64_t blocks = std::clamp<int64_t>((p.m * p.n + kReduceThreads - 1) / kReduceThreads, 1, 132 * 16);
-  cuda::launch(function_, {static_cast<unsigned>(blocks), 1, 1}, {kReduceThreads, 1, 1}, 0, stream, args);
-}
-
-size_t gemm_workspace_bytes(const KernelConfig& config, const GemmProblem& p) {
+size_t GemmLauncher::workspace_bytes(const KernelConfig& config, const GemmProblem& p) const {
+  if (is_wgmma(config.family))
+    return kFlagBytes + sizeof(float) * static_cast<size_t>(planes_of(config)) *
+                            static_cast<size_t>(p.m + p.n) * static_cast<size_t>(plane_ld(p));
   if (config.split_k <= 1) return 0;
   return sizeof(float) * static_cast<size_t>(config.split_k) * static_cast<size_t>(p.m) *
          static_cast<size_t>(workspace_ld(p));
 }
 
-void launch_gemm(const cuda::Function& main, const KernelConfig& config, const SplitKReducer& reducer,
-                 const GemmProblem& p, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace,
-                 CUstream stream) {
+void GemmLauncher::launch(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p,
+                          CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) {
+  if (workspace_bytes(config, p) > 0 && workspace == 0)
+    throw InvalidArgument(fmt::format("GemmLauncher::launch({}): needs {} bytes of workspace, got none", config.name(),
+                                      workspace_bytes(config, p)));
+  if (is_wgmma(config.family)) return launch_wgmma(main, config, p, a, b, c, workspace, stream);
+  if (config.split_k > 1) return launch_split_k(main, config, p, a, b, c, workspace, stream);
   const LaunchGeometry g = launch_geometry(config, p.m, p.n, p.k);
-  if (config.split_k <= 1) {
-    GemmKernelArgs args(p, a, b, c);
-    auto params = args.pointers();
-    cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
-                 params.data());
-    return;
-  }
-  if (workspace == 0)
-    throw InvalidArgument(fmt::format("launch_gemm({}): split-K needs {} bytes of workspace, got none", config.name(),
-                                      gemm_workspace_bytes(config, p)));
+  GemmKernelArgs args(p, a, b, c);
+  auto params = args.pointers();
+  cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
+               params.data());
+}
+
+void GemmLauncher::launch_split_k(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p,
+                                  CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace,
+                                  CUstream stream) const {
   // Each CTA row y writes the plain partial product of its K slice to slice y of the
-  // workspace (alpha 1, beta 0); the reducer applies alpha and beta once.
+  // workspace (alpha 1, beta 0); the reduction applies alpha and beta once.
   GemmProblem partial = p;
   partial.alpha = 1.0f;
   partial.beta = 0.0f;
   partial.ldc = workspace_ld(p);
+  const LaunchGeometry g = launch_geometry(config, p.m, p.n, p.k);
   GemmKernelArgs args(partial, a, b, workspace);
   auto params = args.pointers();
   cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
                params.data());
-  reducer.reduce(p, config.split_k, workspace, c, stream);
+  int s = config.split_k, m = static_cast<int>(p.m), n = static_cast<int>(p.n);
+  long long ldw = workspace_ld(p), ldc = p.effective_ldc();
+  float alpha = p.alpha, beta = p.beta;
+  void* reduce_args[] = {&workspace, &s, &m, &n, &ldw, &c, &ldc, &alpha, &beta};
+  const int64_t blocks = std::clamp<int64_t>((p.m * p.n + kReduceThreads - 1) / kReduceThreads, 1, 132 * 16);
+  cuda::launch(reduce_, {static_cast<unsigned>(blocks), 1, 1}, {kReduceThreads, 1, 1}, 0, stream, reduce_args);
+}
+
+const cuda::Function& GemmLauncher::split_operand(int planes, bool transpose, int vec) {
+  std::lock_guard lock(mutex_);
+  const auto key = std::make_tuple(planes, transpose, vec);
+  if (auto it = split_operand_.find(key); it != split_operand_.end()) return it->second.second;
+  const RenderedKernel rendered = render_split_operand(planes, transpose, vec, templates_);
+  const CompileOutcome outcome = compiler_.compile(rendered.source, rendered.kernel_name, CompileOptions{});
+  if (!outcome.ok) throw CompileError(fmt::format("{} failed to compile", rendered.kernel_name), outcome.log);
+  cuda::Module module(outcome.kernel.cubin, rendered.kernel_name);
+  cuda::Function function = module.function(rendered.kernel_name);
+  return split_operand_.emplace(key, std::make_pair(std::move(module), std::move(function))).first->second.second;
+}
+
+CUtensorMap GemmLauncher::tensor_map(CUdeviceptr plane, int64_t rows, int64_t k, int64_t ld, int box_rows,
+                                     int box_k) {
+  std::lock_guard lock(mutex_);
+  const auto key = std::make_tuple(plane, rows, k, ld, box_rows, box_k);
+  if (auto it = tensor_maps_.find(key); it != tensor_maps_.end()) return it->second;
+  // A plane is `rows` rows of K floats with `ld` floats between rows; a box is box_k
+  // values of K (one swizzle row) by box_rows rows. Reads past K or rows come back as zeros.
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_k), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUtensorMapSwizzle swizzle = box_k == 32   ? CU_TENSOR_MAP_SWIZZLE_128B
+                                     : box_k == 16 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                   : CU_TENSOR_MAP_SWIZZLE_32B;
+  JITGEMM_CU(cuda::driver().cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+                                                   reinterpret_cast<void*>(plane), dims, strides, box, element_strides,
+                                                   CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+             "plane {:#x}, {} rows x {} K, ld {}, box {}x{}", plane, rows, k, ld, box_rows, box_k);
+  return tensor_maps_.emplace(key, map).first->second;
+}
+
+void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p,
+                                CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace,
+                                CUstream stream) {
+  const int planes = planes_of(config);
+  const int64_t ldp = plane_ld(p);
+  // Workspace: [flag][A big][A small][B big][B small] (tf32: no small planes).
+  CUdeviceptr flag = workspace;
+  const CUdeviceptr a_big = workspace + kFlagBytes;
+  const CUdeviceptr a_small = planes == 2 ? a_big + sizeof(float) * p.m * ldp : a_big;
+  const CUdeviceptr b_big = a_big + sizeof(float) * planes * p.m * ldp;
+  const CUdeviceptr b_small = planes == 2 ? b_big + sizeof(float) * p.n * ldp : b_big;
+  JITGEMM_CU(cuda::driver().cuMemsetD32Async(flag, 0, 1, stream), "non-finite flag");
+
+  // Pre-pass: op(A) as M rows of K and op(B) as N rows of K. A source is "transposed"
+  // (R-contiguous) when A is stored K x M (trans_a = T) and when B is stored K x N (trans_b = N).
+  auto split = [&](CUdeviceptr src, int64_t ld, int64_t rows, bool transpose, CUdeviceptr big, CUdeviceptr small) {
+    const int vec = vector_width(ld, reinterpret_cast<const void*>(src));
+    const cuda::Function& fn = split_operand(planes, transpose, vec);
+    const SplitOperandGeometry g = split_operand_geometry(rows, ldp);
+    long long ld_src = ld, ld_dst = ldp;
+    int r = static_cast<int>(rows), k = static_cast<int>(p.k);
+    void* args[] = {&src, &ld_src, &r, &k, &big, &small, &ld_dst, &flag};
+    cuda::launch(fn, {g.grid_x, g.grid_y, 1}, {g.block_x, 1, 1}, 0, stream, args);
+  };
+  split(a, p.effective_lda(), p.m, p.trans_a == Op::T, a_big, a_small);
+  split(b, p.effective_ldb(), p.n, p.trans_b == Op::N, b_big, b_small);
+
+  const int box_k = std::min(config.block_k, 32);
+  CUtensorMap maps[4] = {tensor_map(a_big, p.m, p.k, ldp, config.block_m, box_k),
+                         tensor_map(b_big, p.n, p.k, ldp, config.block_n, box_k),
+                         tensor_map(a_small, p.m, p.k, ldp, config.block_m, box_k),
+                         tensor_map(b_small, p.n, p.k, ldp, config.block_n, box_k)};
+  long long ldc = p.effective_ldc();
+  int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
+  float alpha = p.alpha, beta = p.beta;
+  void* args[] = {&maps[0], &maps[1], &maps[2], &maps[3], &c, &ldc, &m, &n, &k, &alpha, &beta, &flag};
+  const LaunchGeometry g = launch_geometry(config, p.m, p.n, p.k, sm_count_);
+  cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
+               args);
 }
 
 }  // namespace jitgemm

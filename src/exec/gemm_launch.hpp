@@ -1,9 +1,19 @@
-// How a compiled GEMM candidate runs on a problem: its launch geometry and, for split-K
-// configs, the workspace of partial products and the deterministic reduction after it.
-// Shared by the tuner (which runs candidates) and the Runtime (which serves them).
+// How a compiled GEMM candidate runs on a problem: its launch geometry and the work around
+// the main kernel that its family needs. Shared by the tuner (which runs candidates) and
+// the Runtime (which serves them).
+//   simt_fp32, split_k > 1: partial products of K slices into the workspace, then
+//                           fp32/split_k_reduce.cu adds them in double, in a fixed order.
+//   wgmma_tf32x3 / _tf32:   tf32/split_operand.cu writes op(A) and op(B) K-major as TF32
+//                           planes into the workspace, then the persistent wgmma kernel
+//                           reads them through TMA tensor maps.
 #pragma once
 
 #include <cuda.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
 
 #include "codegen/kernel_config.hpp"
 #include "compile/compiler.hpp"
@@ -14,25 +24,37 @@ namespace jitgemm {
 
 class TemplateStore;
 
-// The split-K reduction kernel (kernel_templates/fp32/split_k_reduce.cu), compiled once.
-class SplitKReducer {
+class GemmLauncher {
  public:
-  SplitKReducer(const Compiler& compiler, const TemplateStore& templates);
-  // C = alpha * sum of the `splits` M x N slices of `workspace` + beta * C.
-  void reduce(const GemmProblem& p, int splits, CUdeviceptr workspace, CUdeviceptr c, CUstream stream) const;
+  // `sm_count`: persistent kernels launch at most one CTA per SM.
+  GemmLauncher(const Compiler& compiler, const TemplateStore& templates, int sm_count);
+
+  // Bytes of device workspace `config` needs on `p` (0: none).
+  size_t workspace_bytes(const KernelConfig& config, const GemmProblem& p) const;
+
+  // Runs the main kernel `main` (compiled from `config`) and whatever its family needs.
+  // `workspace` holds workspace_bytes(config, p) bytes, 256-byte aligned. Thread-safe.
+  void launch(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,
+              CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
 
  private:
-  cuda::Module module_;
-  cuda::Function function_;
+  void launch_split_k(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,
+                      CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) const;
+  void launch_wgmma(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,
+                    CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
+  const cuda::Function& split_operand(int planes, bool transpose, int vec);
+  CUtensorMap tensor_map(CUdeviceptr plane, int64_t rows, int64_t k, int64_t ld, int box_rows, int box_k);
+
+  const Compiler& compiler_;
+  const TemplateStore& templates_;
+  int sm_count_;
+  cuda::Module reduce_module_;
+  cuda::Function reduce_;
+  std::mutex mutex_;  // guards the two caches below
+  std::map<std::tuple<int, bool, int>, std::pair<cuda::Module, cuda::Function>> split_operand_;
+  // Tensor maps encode (plane address, shape, stride, box): the same workspace and shape
+  // give the same map, so it is encoded once.
+  std::map<std::tuple<CUdeviceptr, int64_t, int64_t, int64_t, int, int>, CUtensorMap> tensor_maps_;
 };
-
-// Bytes of device workspace `config` needs on `p` (0 without split-K).
-size_t gemm_workspace_bytes(const KernelConfig& config, const GemmProblem& p);
-
-// Launches the GEMM kernel `main` (compiled from `config`) on p, then the reduction when
-// config.split_k > 1. `workspace` holds gemm_workspace_bytes(config, p) bytes.
-void launch_gemm(const cuda::Function& main, const KernelConfig& config, const SplitKReducer& reducer,
-                 const GemmProblem& p, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace,
-                 CUstream stream);
 
 }  // namespace jitgemm

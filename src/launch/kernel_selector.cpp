@@ -14,6 +14,21 @@ bool close_enough(const ProblemKey& a, const ProblemKey& b) {
   return within(a.m, b.m) && within(a.n, b.n) && within(a.k, b.k);
 }
 
+// Tensor cores pay, and keep their contracts, on products that fill the tiles: at least
+// 128 x 128 outputs and 128 <= K <= 8192 (longer K needs the two-level sums, which only a
+// tuned record picks). Smaller, skinny or longer products in tf32x3 or tf32 run the fp32
+// kernel, which meets both modes' contracts (it is as accurate as cuBLAS SGEMM).
+bool tensor_cores_pay(const ProblemKey& key) {
+  return key.m >= 128 && key.n >= 128 && key.k >= 128 && key.k <= 8192;
+}
+
+KernelConfig untuned_config(const ProblemKey& key) {
+  if (key.precision == Precision::FP32 || tensor_cores_pay(key)) return default_config(key);
+  ProblemKey fp32 = key;
+  fp32.precision = Precision::FP32;
+  return default_config(fp32);
+}
+
 }  // namespace
 
 Selection select_kernel(const TuningDatabase& database, const DeviceKey& device, const ProblemKey& key,
@@ -24,10 +39,10 @@ Selection select_kernel(const TuningDatabase& database, const DeviceKey& device,
     // The record's tiles, with the K split re-derived for this shape: the split is what
     // keeps the accuracy contract, and it depends on K and the output size.
     KernelConfig config = found.record->config;
-    config.split_k = default_split_k(key, config);
+    if (!is_wgmma(config.family)) config.split_k = default_split_k(key, config);
     return {config, ServeRule::Nearest, found.stale};
   }
-  return {default_config(key), ServeRule::Default, false};
+  return {untuned_config(key), ServeRule::Default, false};
 }
 
 }  // namespace jitgemm

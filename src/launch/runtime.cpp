@@ -63,7 +63,7 @@ struct Runtime::Impl {
   const TemplateStore& templates;
   Compiler compiler;
   KernelCache kernels;
-  SplitKReducer reducer;
+  GemmLauncher launcher;
   WorkspacePool workspaces;
   std::string database_path;
   mutable std::mutex database_mutex;
@@ -81,7 +81,7 @@ struct Runtime::Impl {
         compiler(std::filesystem::path(
             first_non_empty(options.cache_dir, "JITGEMM_CACHE_DIR", BinaryCache::default_dir().string()))),
         kernels(compiler, templates),
-        reducer(compiler, templates),
+        launcher(compiler, templates, info.sm_count),
         database_path(first_non_empty(options.database_path, "JITGEMM_TUNING_DB", JITGEMM_SHIPPED_DB)),
         database(TuningDatabase::load(database_path)) {
     const KernelConfig probe = default_config(make_problem_key(GemmProblem{1, 1, 1}));
@@ -115,10 +115,9 @@ void Runtime::gemm(const GemmProblem& problem, const float* a, const float* b, f
   const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
   const LoadedKernel& kernel = im.kernels.get(selection.config, spec);
   const auto cu_stream = reinterpret_cast<CUstream>(stream);
-  const CUdeviceptr workspace =
-      im.workspaces.get(cu_stream, gemm_workspace_bytes(selection.config, problem));
-  launch_gemm(kernel.function, selection.config, im.reducer, problem, reinterpret_cast<CUdeviceptr>(a),
-              reinterpret_cast<CUdeviceptr>(b), reinterpret_cast<CUdeviceptr>(c), workspace, cu_stream);
+  const CUdeviceptr workspace = im.workspaces.get(cu_stream, im.launcher.workspace_bytes(selection.config, problem));
+  im.launcher.launch(kernel.function, selection.config, problem, reinterpret_cast<CUdeviceptr>(a),
+                     reinterpret_cast<CUdeviceptr>(b), reinterpret_cast<CUdeviceptr>(c), workspace, cu_stream);
 }
 
 double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {

@@ -100,9 +100,7 @@ void GemmProblem::validate(std::string_view where) const {
                                    jitgemm::to_string(structure_b)));
   if (fill != Fill::Full)
     throw NotSupported(fmt::format("{}: fill={} is not supported yet (only 'full')", where, jitgemm::to_string(fill)));
-  if (precision != Precision::FP32)
-    throw NotSupported(fmt::format("{}: precision={} is not supported yet (only 'fp32')", where,
-                                   jitgemm::to_string(precision)));
+
 }
 
 std::string GemmProblem::to_string() const {

@@ -30,6 +30,14 @@ class CublasHandle {
 // Which cuBLAS computation stands next to jitgemm.
 enum class CublasMode { Sgemm, Tf32 };
 
+// The baseline of a precision mode (reference-problems.md): SGEMM for fp32 and tf32x3,
+// the TF32 tensor-core mode for tf32. Its error sets the accuracy contract.
+inline CublasMode cublas_baseline(Precision p) { return p == Precision::TF32 ? CublasMode::Tf32 : CublasMode::Sgemm; }
+// "cublas_sgemm" / "cublas_tf32", as in bench/results.
+inline const char* cublas_baseline_name(Precision p) {
+  return p == Precision::TF32 ? "cublas_tf32" : "cublas_sgemm";
+}
+
 // C64 = alpha * op(A64) op(B64) + beta * C64, all double with the problem's leading dimensions
 // (C64 is not read when beta == 0).
 void cublas_dgemm(const CublasHandle& handle, const GemmProblem& p, CUdeviceptr a64, CUdeviceptr b64,

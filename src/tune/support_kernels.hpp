@@ -15,7 +15,7 @@ namespace jitgemm {
 class TemplateStore;
 
 // Value distributions of the random operands.
-enum class RandomKind { Uniform01 = 0, SignedNormal = 1, WideExponent = 2 };
+enum class RandomKind { Uniform01 = 0, SignedNormal = 1, WideExponent = 2, WithSpecials = 3 };
 
 class SupportKernels {
  public:

@@ -43,7 +43,7 @@ int64_t stored_cols_b(const GemmProblem& p) { return p.trans_b == Op::N ? p.n : 
 // Device buffers of one tuning run: operands, output, their float64 copies, scratch.
 struct Workspace {
   cuda::DeviceBuffer a, b, c, a64, b64, c64, scratch;
-  cuda::DeviceBuffer workspace;  // split-K partial products, grown to the largest candidate's need
+  cuda::DeviceBuffer workspace;  // split-K partials or TF32 planes, grown to the largest candidate's need
   Workspace(const GemmProblem& p)
       : a(sizeof(float) * stored_rows_a(p) * p.effective_lda()),
         b(sizeof(float) * stored_rows_b(p) * p.effective_ldb()),
@@ -97,7 +97,7 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
   cuda::Stream stream;
   Workspace ws(problem);
   SupportKernels support(compiler, templates);
-  const SplitKReducer reducer(compiler, templates);
+  GemmLauncher launcher(compiler, templates, device.sm_count);
   const uint64_t seed = fresh_seed(settings.seed);
   support.fill_random(ws.a.get(), stored_rows_a(problem), stored_cols_a(problem), problem.effective_lda(), seed,
                       RandomKind::Uniform01, false, NAN, stream.get());
@@ -116,14 +116,17 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
                                problem.n, ws.scratch.get(), stream.get());
   };
 
-  // 3. cuBLAS SGEMM on the same inputs: the accuracy contract and the speed baseline.
+  // 3. cuBLAS on the same inputs: the accuracy contract and the speed baseline (SGEMM for
+  //    fp32 and tf32x3, the TF32 tensor-core mode for tf32).
+  const CublasMode baseline = cublas_baseline(problem.precision);
   support.fill_value(ws.c.get(), c_elements, NAN, stream.get());
-  cublas_sgemm(cublas, verify_problem, ws.a.get(), ws.b.get(), ws.c.get(), stream.get());
+  cublas_sgemm(cublas, verify_problem, ws.a.get(), ws.b.get(), ws.c.get(), stream.get(), baseline);
   result.cublas_rel_error = check_output().rel_error;
   result.tolerance = error_tolerance(problem.precision, result.cublas_rel_error);
   EventTimer timer(static_cast<size_t>(device.l2_bytes));
   result.cublas_timing = timer.time(
-      [&](CUstream s) { cublas_sgemm(cublas, problem, ws.a.get(), ws.b.get(), ws.c.get(), s); }, stream.get(),
+      [&](CUstream s) { cublas_sgemm(cublas, problem, ws.a.get(), ws.b.get(), ws.c.get(), s, baseline); },
+      stream.get(),
       settings.warmup_runs, settings.timing_runs);
 
   // 4. Verify, then screen (a few timed runs), every candidate that compiled without spills.
@@ -149,11 +152,14 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
         const cuda::Function fn = modules.back().function(cand.outcome.kernel.lowered_name.empty()
                                                               ? cand.rendered.kernel_name
                                                               : cand.outcome.kernel.lowered_name);
-        const size_t workspace_bytes = gemm_workspace_bytes(cand.config, problem);
-        if (workspace_bytes > ws.workspace.size()) ws.workspace = cuda::DeviceBuffer(workspace_bytes);
+        const size_t workspace_bytes = launcher.workspace_bytes(cand.config, problem);
+        if (workspace_bytes > ws.workspace.size()) {
+          JITGEMM_CU(cu.cuStreamSynchronize(stream.get()), "before growing the workspace");
+          ws.workspace = cuda::DeviceBuffer(workspace_bytes);
+        }
         const KernelConfig config = cand.config;
-        launchers[i] = [&ws, &reducer, fn, config](const GemmProblem& p, CUstream s) {
-          launch_gemm(fn, config, reducer, p, ws.a.get(), ws.b.get(), ws.c.get(), ws.workspace.get(), s);
+        launchers[i] = [&ws, &launcher, fn, config](const GemmProblem& p, CUstream s) {
+          launcher.launch(fn, config, p, ws.a.get(), ws.b.get(), ws.c.get(), ws.workspace.get(), s);
         };
         support.fill_value(ws.c.get(), c_elements, NAN, stream.get());
         launchers[i](verify_problem, stream.get());

@@ -21,7 +21,7 @@ TEST(ConfigSweep, SampleConfigsAllOpsBothVectorWidths) {
   JITGEMM_REQUIRE_GPU();
   GpuEnvironment& env = gpu();
   KernelCache kernels(env.compiler(), TemplateStore::active());
-  const SplitKReducer reducer(env.compiler(), TemplateStore::active());
+  GemmLauncher launcher(env.compiler(), TemplateStore::active(), env.info().sm_count);
   int cases = 0;
   for (int ops = 0; ops < 4; ++ops)
     for (bool unaligned : {false, true})
@@ -48,14 +48,14 @@ TEST(ConfigSweep, SampleConfigsAllOpsBothVectorWidths) {
           config.split_k = split;
           ++cases;
           const LoadedKernel& kernel = kernels.get(config, spec);
-          cuda::DeviceBuffer workspace(std::max<size_t>(4, gemm_workspace_bytes(config, p)));
+          cuda::DeviceBuffer workspace(std::max<size_t>(4, launcher.workspace_bytes(config, p)));
           const CaseResult r = env.run_case(p, 40 + cases, RandomKind::SignedNormal,
                                             [&](const float* a, const float* b, float* c) {
-                                              launch_gemm(kernel.function, config, reducer, p,
-                                                          reinterpret_cast<CUdeviceptr>(a),
-                                                          reinterpret_cast<CUdeviceptr>(b),
-                                                          reinterpret_cast<CUdeviceptr>(c), workspace.get(),
-                                                          env.stream());
+                                              launcher.launch(kernel.function, config, p,
+                                                              reinterpret_cast<CUdeviceptr>(a),
+                                                              reinterpret_cast<CUdeviceptr>(b),
+                                                              reinterpret_cast<CUdeviceptr>(c), workspace.get(),
+                                                              env.stream());
                                             });
           // Indexing, predication and pipeline bugs give O(1) errors; plain sequential
           // accumulation over a K slice stays within sqrt(K) u. (Whether a config meets the

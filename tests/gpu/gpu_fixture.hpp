@@ -41,7 +41,8 @@ class GpuEnvironment {
   CUstream stream() const { return stream_.get(); }
 
   // Fills fresh operands (padding NaN, C random or NaN when beta == 0), runs `run` on
-  // them, and compares with float64 and cuBLAS SGEMM on the same inputs.
+  // them, and compares with float64 and the mode's cuBLAS baseline on the same inputs
+  // (SGEMM for fp32 and tf32x3, TF32 for tf32).
   CaseResult run_case(const GemmProblem& p, uint64_t seed, RandomKind kind,
                       const std::function<void(const float* a, const float* b, float* c)>& run) {
     const int64_t ra = p.trans_a == Op::N ? p.m : p.k, ca = p.trans_a == Op::N ? p.k : p.m;
@@ -65,7 +66,7 @@ class GpuEnvironment {
     };
     CaseResult result;
     copy_c0();
-    cublas_sgemm(cublas_, p, a.get(), b.get(), c.get(), s);
+    cublas_sgemm(cublas_, p, a.get(), b.get(), c.get(), s, cublas_baseline(p.precision));
     result.cublas_error = error(p, c, c64, scratch).rel_error;
     copy_c0();
     run(reinterpret_cast<const float*>(a.get()), reinterpret_cast<const float*>(b.get()),

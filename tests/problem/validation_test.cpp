@@ -72,10 +72,10 @@ std::vector<BadCase> bad_cases() {
        "structure_b=lower is not supported yet", true},
       {"upper fill", [](GemmProblem& p) { p.fill = Fill::Upper; }, at(kA), at(kB), at(kC),
        "fill=upper is not supported yet", true},
-      {"tf32x3", [](GemmProblem& p) { p.precision = Precision::TF32x3; }, at(kA), at(kB), at(kC),
-       "precision=tf32x3 is not supported yet", true},
-      {"tf32", [](GemmProblem& p) { p.precision = Precision::TF32; }, at(kA), at(kB), at(kC),
-       "precision=tf32 is not supported yet", true},
+      {"upper A in tf32x3", [](GemmProblem& p) { p.precision = Precision::TF32x3; p.structure_a = Structure::Upper; },
+       at(kA), at(kB), at(kC), "structure_a=upper is not supported yet", true},
+      {"lower fill in tf32", [](GemmProblem& p) { p.precision = Precision::TF32; p.fill = Fill::Lower; }, at(kA),
+       at(kB), at(kC), "fill=lower is not supported yet", true},
   };
 }
 
