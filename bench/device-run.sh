@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, run the GPU tests, tune the reference problems and
 # the sweep, run the benchmark (jitgemm and cuBLAS side by side) and print the table.
-# Usage: bash bench/device-run.sh [all|test|tune|sweep|bench]...   (default: all)
+# Usage: bash bench/device-run.sh [all|test|tune|sweep|bench|sass]...   (default: all)
 # sweep tunes the shapes of bench/sweep_problems.json up to 300 GFLOP (8192^3 is served by the
 # nearest record, 4096^3)
 # Logs, bench/results/<gpu>.json and the tuning database are copied to $OUT when set.
@@ -42,6 +42,17 @@ if want bench; then
   echo "== bench"
   build/jitgemm-bench --benchmark_out="$out/bench.json" --benchmark_out_format=json >"$out/bench.log" 2>&1 || status=1
   tail -16 "$out/bench.log"
+fi
+if want sass; then
+  echo "== SASS of the tf32x3 default kernel (nvcc on the rendered source, cuobjdump)"
+  d=$(mktemp -d)
+  JITGEMM_DUMP_DIR=$d JITGEMM_CACHE_DIR=$d/cache build/jitgemm-tune --m 4096 --n 4096 --k 4096 --precision tf32x3 \
+    --compile-only --sample --jobs 16 >/dev/null 2>&1
+  f=$(ls $d/jitgemm_wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8*.cu | head -1)
+  nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -o $d/k.cubin "$f" &&
+    cuobjdump -sass $d/k.cubin > "$out/tf32x3_default.sass" &&
+    grep -oE "HGMMA\.[0-9x]+\.F32\.TF32" "$out/tf32x3_default.sass" | sort | uniq -c
+  grep -cE "LDL|STL" "$out/tf32x3_default.sass" | sed 's/^/local-memory instructions: /'
 fi
 cp bench/results/*.json "$out/" 2>/dev/null
 cp tuning_db/jitgemm_tuning.json "$out/" 2>/dev/null
