@@ -14,6 +14,7 @@
 #include "codegen/candidate_space.hpp"
 #include "codegen/source_render.hpp"
 #include "compile/compiler.hpp"
+#include "compile_all.hpp"
 
 namespace jitgemm {
 namespace {
@@ -26,47 +27,16 @@ ProblemKey key_for(const KernelSpecialization& s) {
   return key;
 }
 
-struct Result {
-  std::string name;
-  bool ok = false;
-  ResourceUsage resources;
-  double compile_ms = 0;
-  std::string log;
-};
+using testing::compile_all;
+using testing::CompileResult;
+using testing::render_all;
 
-// Compiles every config for `spec` on `jobs` threads (NVRTC is thread-safe).
-std::vector<Result> compile_all(const std::vector<KernelConfig>& configs, const KernelSpecialization& spec, int jobs) {
-  const Compiler compiler(std::nullopt);
-  std::vector<Result> results(configs.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next++) < configs.size();) {
-      const RenderedKernel k = render_kernel(configs[i], spec);
-      const CompileOutcome out = compiler.compile(k.source, k.kernel_name, CompileOptions{});
-      results[i] = {k.kernel_name, out.ok, out.kernel.resources, out.kernel.compile_ms, out.log};
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 0; t < std::max(jobs, 1); ++t) threads.emplace_back(work);
-  for (auto& t : threads) t.join();
-  return results;
-}
+void expect_clean(const std::vector<CompileResult>& results) { testing::expect_clean(results, 255); }
 
-void expect_clean(const std::vector<Result>& results) {
-  for (const Result& r : results) {
-    ASSERT_TRUE(r.ok) << r.name << "\n" << r.log;
-    EXPECT_TRUE(r.resources.parsed) << r.name << "\n" << r.log;
-    EXPECT_EQ(r.resources.spill_store_bytes, 0) << r.name << ": " << r.resources.to_string();
-    EXPECT_EQ(r.resources.spill_load_bytes, 0) << r.name << ": " << r.resources.to_string();
-    EXPECT_EQ(r.resources.stack_bytes, 0) << r.name << ": " << r.resources.to_string();
-    EXPECT_LE(r.resources.registers, 255) << r.name;
-  }
-}
-
-std::string summary(const std::vector<Result>& results) {
+std::string summary(const std::vector<CompileResult>& results) {
   double total = 0, worst = 0;
   int max_regs = 0;
-  for (const Result& r : results) {
+  for (const CompileResult& r : results) {
     total += r.compile_ms, worst = std::max(worst, r.compile_ms);
     max_regs = std::max(max_regs, r.resources.registers);
   }
@@ -80,10 +50,10 @@ class SampleCompiles : public ::testing::TestWithParam<KernelSpecialization> {};
 
 TEST_P(SampleCompiles, NoSpillsNoStack) {
   const KernelSpecialization spec = GetParam();
-  const auto results = compile_all(representative_sample(key_for(spec)), spec, 1);
+  const auto results = compile_all(render_all(representative_sample(key_for(spec)), spec), 1);
   expect_clean(results);
   std::cout << spec.suffix() << ": " << summary(results) << "\n";
-  for (const Result& r : results) std::cout << "  " << r.name << ": " << r.resources.to_string() << "\n";
+  for (const CompileResult& r : results) std::cout << "  " << r.name << ": " << r.resources.to_string() << "\n";
 }
 
 std::string spec_name(const ::testing::TestParamInfo<KernelSpecialization>& info) { return info.param.suffix(); }
@@ -122,7 +92,7 @@ TEST_P(FullSweep, EveryCandidateCompilesWithoutSpills) {
     GTEST_SKIP() << "compiles all " << candidate_space(key_for(GetParam())).size()
                  << " candidates of this specialization (minutes); set JITGEMM_FULL_SWEEP=1 to run it";
   const KernelSpecialization spec = GetParam();
-  const auto results = compile_all(candidate_space(key_for(spec)), spec,
+  const auto results = compile_all(render_all(candidate_space(key_for(spec)), spec),
                                    static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   expect_clean(results);
   std::cout << spec.suffix() << ": " << summary(results) << "\n";

@@ -15,56 +15,20 @@
 #include "codegen/source_render.hpp"
 #include "codegen/split_operand_render.hpp"
 #include "compile/compiler.hpp"
+#include "compile_all.hpp"
 
 namespace jitgemm {
 namespace {
 
 constexpr int kEntryRegisters = 168;  // 65536 / 384 threads, rounded down to a multiple of 8
 
-struct Result {
-  std::string name;
-  bool ok = false;
-  ResourceUsage resources;
-  double compile_ms = 0;
-  std::string log;
-};
+using testing::compile_all;
+using testing::CompileResult;
+using testing::expect_clean;
+using testing::render_all;
 
-// Compiles every kernel on `jobs` threads (NVRTC is thread-safe).
-std::vector<Result> compile_all(const std::vector<RenderedKernel>& kernels, int jobs) {
-  const Compiler compiler(std::nullopt);
-  std::vector<Result> results(kernels.size());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i; (i = next++) < kernels.size();) {
-      const CompileOutcome out = compiler.compile(kernels[i].source, kernels[i].kernel_name, CompileOptions{});
-      results[i] = {kernels[i].kernel_name, out.ok, out.kernel.resources, out.kernel.compile_ms, out.log};
-    }
-  };
-  std::vector<std::thread> threads;
-  for (int t = 0; t < std::max(jobs, 1); ++t) threads.emplace_back(work);
-  for (auto& t : threads) t.join();
-  return results;
-}
-
-std::vector<RenderedKernel> render_all(const std::vector<KernelConfig>& configs) {
-  std::vector<RenderedKernel> kernels;
-  for (const KernelConfig& c : configs) kernels.push_back(render_kernel(c, KernelSpecialization{}));
-  return kernels;
-}
-
-void expect_clean(const std::vector<Result>& results, int max_registers) {
-  for (const Result& r : results) {
-    ASSERT_TRUE(r.ok) << r.name << "\n" << r.log;
-    EXPECT_TRUE(r.resources.parsed) << r.name << "\n" << r.log;
-    EXPECT_EQ(r.resources.spill_store_bytes, 0) << r.name << ": " << r.resources.to_string();
-    EXPECT_EQ(r.resources.spill_load_bytes, 0) << r.name << ": " << r.resources.to_string();
-    EXPECT_EQ(r.resources.stack_bytes, 0) << r.name << ": " << r.resources.to_string();
-    EXPECT_LE(r.resources.registers, max_registers) << r.name;
-  }
-}
-
-void print(const std::vector<Result>& results) {
-  for (const Result& r : results)
+void print(const std::vector<CompileResult>& results) {
+  for (const CompileResult& r : results)
     std::cout << fmt::format("  {}: {} ({:.0f} ms)\n", r.name, r.resources.to_string(), r.compile_ms);
 }
 

@@ -22,8 +22,6 @@ GpuEnvironment& gpu() {
 
 namespace {
 
-constexpr int64_t kSizes[] = {1, 7, 64, 127, 1000, 1537, 4096};
-
 RuntimeOptions isolated_options(const std::string& tag) {
   RuntimeOptions options;
   options.database_path = temp_dir(tag) + "/tuning.json";  // empty: the default heuristic serves
@@ -36,22 +34,11 @@ TEST(GemmCorrectness, Fp32AllShapesOpsLeadingDimensionsAlphaBeta) {
   GpuEnvironment& env = gpu();
   Runtime runtime(isolated_options("correctness"));
   int index = 0, failures = 0;
-  for (int64_t m : kSizes)
-    for (int64_t n : kSizes)
-      for (int64_t k : kSizes) {
+  for (int64_t m : kSweepSizes)
+    for (int64_t n : kSweepSizes)
+      for (int64_t k : kSweepSizes) {
         const int i = index++;
-        GemmProblem p;
-        p.m = m, p.n = n, p.k = k;
-        p.trans_a = (i & 1) ? Op::T : Op::N;
-        p.trans_b = (i & 2) ? Op::T : Op::N;
-        const int pad = (i / 4) % 3;  // 0: tight, 1: +3 (unaligned rows), 2: +4 (padded, aligned)
-        if (pad != 0) {
-          p.lda = p.effective_lda() + (pad == 1 ? 3 : 4);
-          p.ldb = p.effective_ldb() + (pad == 1 ? 3 : 4);
-          p.ldc = p.effective_ldc() + (pad == 1 ? 3 : 4);
-        }
-        p.alpha = (i / 12) % 2 ? -0.5f : 1.0f;
-        p.beta = std::array{0.0f, 1.0f, 0.25f}[(i / 24) % 3];
+        const GemmProblem p = sweep_case(i, m, n, k, Precision::FP32);
         const RandomKind kind = (i % 5 == 4) ? RandomKind::SignedNormal : RandomKind::Uniform01;
         const CaseResult r = env.run_case(p, 1000 + i, kind, [&](const float* a, const float* b, float* c) {
           runtime.gemm(p, a, b, c, reinterpret_cast<CUstream_st*>(env.stream()));

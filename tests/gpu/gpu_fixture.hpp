@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -90,6 +91,27 @@ class GpuEnvironment {
   CublasHandle cublas_;
   cuda::Stream stream_;
 };
+
+// The sizes of the shape sweeps: M, N, K each from these (343 triples).
+inline constexpr int64_t kSweepSizes[] = {1, 7, 64, 127, 1000, 1537, 4096};
+
+// Case i of a shape sweep: the op combination, leading dimensions (tight, +3: unaligned
+// rows, +4: padded and aligned), alpha in {1, -0.5} and beta in {0, 1, 0.25} cycle with i.
+inline GemmProblem sweep_case(int i, int64_t m, int64_t n, int64_t k, Precision precision) {
+  GemmProblem p;
+  p.m = m, p.n = n, p.k = k, p.precision = precision;
+  p.trans_a = (i & 1) ? Op::T : Op::N;
+  p.trans_b = (i & 2) ? Op::T : Op::N;
+  const int pad = (i / 4) % 3;
+  if (pad != 0) {
+    p.lda = p.effective_lda() + (pad == 1 ? 3 : 4);
+    p.ldb = p.effective_ldb() + (pad == 1 ? 3 : 4);
+    p.ldc = p.effective_ldc() + (pad == 1 ? 3 : 4);
+  }
+  p.alpha = (i / 12) % 2 ? -0.5f : 1.0f;
+  p.beta = std::array{0.0f, 1.0f, 0.25f}[(i / 24) % 3];
+  return p;
+}
 
 // One environment per test binary, created on first use (only where a GPU exists).
 GpuEnvironment& gpu();

@@ -14,8 +14,6 @@
 namespace jitgemm::testing {
 namespace {
 
-constexpr int64_t kSizes[] = {1, 7, 64, 127, 1000, 1537, 4096};
-
 class TensorCoreModes : public ::testing::TestWithParam<Precision> {};
 
 TEST_P(TensorCoreModes, ShapesOpsLeadingDimensionsAlphaBetaAndSpecialValues) {
@@ -40,21 +38,10 @@ TEST_P(TensorCoreModes, ShapesOpsLeadingDimensionsAlphaBetaAndSpecialValues) {
     }
   };
   int i = 0;
-  for (int64_t m : kSizes)
-    for (int64_t n : kSizes)
-      for (int64_t k : kSizes) {
-        GemmProblem p;
-        p.m = m, p.n = n, p.k = k, p.precision = GetParam();
-        p.trans_a = (i & 1) ? Op::T : Op::N;
-        p.trans_b = (i & 2) ? Op::T : Op::N;
-        const int pad = (i / 4) % 3;  // tight, +3 (unaligned rows), +4 (padded)
-        if (pad != 0) {
-          p.lda = p.effective_lda() + (pad == 1 ? 3 : 4);
-          p.ldb = p.effective_ldb() + (pad == 1 ? 3 : 4);
-          p.ldc = p.effective_ldc() + (pad == 1 ? 3 : 4);
-        }
-        p.alpha = (i / 12) % 2 ? -0.5f : 1.0f;
-        p.beta = std::array{0.0f, 1.0f, 0.25f}[(i / 24) % 3];
+  for (int64_t m : kSweepSizes)
+    for (int64_t n : kSweepSizes)
+      for (int64_t k : kSweepSizes) {
+        const GemmProblem p = sweep_case(i, m, n, k, GetParam());
         check(p, 3000 + i, i % 5 == 4 ? RandomKind::SignedNormal : RandomKind::Uniform01);
         ++i;
       }
