@@ -190,14 +190,14 @@ int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems
                                                std::fflush(stderr);
                                              });
     fmt::print(stderr, "\n");
-    Table table({"candidate", "threads", "registers", "smem B", "stack B", "spill B", "compile ms", "status"});
+    Table table({"kernel", "threads", "registers", "smem B", "stack B", "spill B", "compile ms", "status"});
     std::set<std::string> shown;  // split-K variants share their tile's kernel: one row per kernel
     for (const auto& c : compiled) {
       if (!shown.insert(c.rendered.kernel_name).second) continue;
       const auto& r = c.outcome.kernel.resources;
       ++total;
       unusable += !c.usable();
-      table.add_row({c.config.name(), std::to_string(c.config.threads()), std::to_string(r.registers),
+      table.add_row({c.rendered.kernel_name, std::to_string(c.config.threads()), std::to_string(r.registers),
                      std::to_string(c.rendered.smem_bytes + static_cast<size_t>(r.shared_bytes)),
                      std::to_string(r.stack_bytes), std::to_string(r.spill_store_bytes + r.spill_load_bytes),
                      fmt::format("{:.0f}", c.outcome.kernel.compile_ms),

@@ -61,6 +61,10 @@ KernelConfig simt(int bm, int bn, int bk, int wm, int wn, int tm, int tn, int st
 
 }  // namespace
 
+bool tensor_cores_pay(const ProblemKey& key) {
+  return key.m >= 128 && key.n >= 128 && key.k >= 128 && key.k <= 8192;
+}
+
 int default_split_k(const ProblemKey& key, const KernelConfig& tile) {
   const int64_t chunk = split_k_chunk(key);
   int split = static_cast<int>(std::min<int64_t>(

@@ -78,6 +78,13 @@ std::vector<KernelConfig> representative_sample(const ProblemKey& key);
 //   256 for K > 4096. See wgmma_default_config.
 KernelConfig default_config(const ProblemKey& key);
 
+// Tensor cores pay, and the untuned tensor-core kernels keep their contracts, on products
+// that fill the tiles: at least 128 x 128 outputs and 128 <= K <= 8192 (longer K needs the
+// two-level sums that only a tuned record picks). Smaller, skinny or longer tf32x3 / tf32
+// products run the fp32 kernel untuned, and the tuner adds the fp32 candidates for them:
+// it meets both modes' contracts (it is as accurate as cuBLAS SGEMM).
+bool tensor_cores_pay(const ProblemKey& key);
+
 // Split-K keeps the fp32 contract (reference-problems.md) where cuBLAS splits K: each slice
 // sums a short run of K in FP32, the slices are added in double (split_k_reduce.cu). Rule:
 // the power of two nearest above K / chunk, chunk = 32 for outputs of at most 2^16 elements

@@ -14,14 +14,6 @@ bool close_enough(const ProblemKey& a, const ProblemKey& b) {
   return within(a.m, b.m) && within(a.n, b.n) && within(a.k, b.k);
 }
 
-// Tensor cores pay, and keep their contracts, on products that fill the tiles: at least
-// 128 x 128 outputs and 128 <= K <= 8192 (longer K needs the two-level sums, which only a
-// tuned record picks). Smaller, skinny or longer products in tf32x3 or tf32 run the fp32
-// kernel, which meets both modes' contracts (it is as accurate as cuBLAS SGEMM).
-bool tensor_cores_pay(const ProblemKey& key) {
-  return key.m >= 128 && key.n >= 128 && key.k >= 128 && key.k <= 8192;
-}
-
 KernelConfig untuned_config(const ProblemKey& key) {
   if (key.precision == Precision::FP32 || tensor_cores_pay(key)) return default_config(key);
   ProblemKey fp32 = key;
@@ -32,15 +24,18 @@ KernelConfig untuned_config(const ProblemKey& key) {
 }  // namespace
 
 Selection select_kernel(const TuningDatabase& database, const DeviceKey& device, const ProblemKey& key,
-                        const EnvironmentKey& environment) {
-  const auto found = database.lookup(device, key, environment);
-  if (found.rule == LookupResult::Rule::Exact) return {found.record->config, ServeRule::Exact, found.stale};
+                        const Environments& environments) {
+  const auto found = database.lookup(device, key, environments.at(KernelFamily::SimtFp32));
+  // A record is stale when its environment differs from this machine's for its own family.
+  const bool stale = found.record != nullptr && !(found.record->environment ==
+                                                   environments.at(found.record->config.family));
+  if (found.rule == LookupResult::Rule::Exact) return {found.record->config, ServeRule::Exact, stale};
   if (found.rule == LookupResult::Rule::Nearest && close_enough(found.record->problem, key)) {
     // The record's tiles, with the K split re-derived for this shape: the split is what
     // keeps the accuracy contract, and it depends on K and the output size.
     KernelConfig config = found.record->config;
     if (!is_wgmma(config.family)) config.split_k = default_split_k(key, config);
-    return {config, ServeRule::Nearest, found.stale};
+    return {config, ServeRule::Nearest, stale};
   }
   return {untuned_config(key), ServeRule::Default, false};
 }

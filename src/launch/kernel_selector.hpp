@@ -10,6 +10,8 @@
 // still served and counted as stale; re-tune with jitgemm-tune to refresh them.
 #pragma once
 
+#include <map>
+
 #include "codegen/kernel_config.hpp"
 #include "database/tuning_database.hpp"
 #include "jitgemm/runtime.hpp"
@@ -22,7 +24,11 @@ struct Selection {
   bool stale = false;
 };
 
+// This machine's environment for records of each kernel family (the template hash
+// differs per family).
+using Environments = std::map<KernelFamily, EnvironmentKey>;
+
 Selection select_kernel(const TuningDatabase& database, const DeviceKey& device, const ProblemKey& key,
-                        const EnvironmentKey& environment);
+                        const Environments& environments);
 
 }  // namespace jitgemm

@@ -68,7 +68,7 @@ struct Runtime::Impl {
   std::string database_path;
   mutable std::mutex database_mutex;
   TuningDatabase database;
-  EnvironmentKey environment;
+  Environments environments;  // per kernel family: the template hash differs
   std::atomic<uint64_t> exact{0}, nearest{0}, fallback{0}, stale{0};
   std::atomic<int> last_rule{static_cast<int>(ServeRule::Default)};
 
@@ -84,8 +84,14 @@ struct Runtime::Impl {
         launcher(compiler, templates, info.sm_count),
         database_path(first_non_empty(options.database_path, "JITGEMM_TUNING_DB", JITGEMM_SHIPPED_DB)),
         database(TuningDatabase::load(database_path)) {
-    const KernelConfig probe = default_config(make_problem_key(GemmProblem{1, 1, 1}));
-    environment = current_environment(info, render_kernel(probe, KernelSpecialization{}, templates).template_hash);
+    for (Precision precision : {Precision::FP32, Precision::TF32x3, Precision::TF32}) {
+      GemmProblem probe;
+      probe.m = probe.n = probe.k = 4096;
+      probe.precision = precision;
+      const KernelConfig config = default_config(make_problem_key(probe));
+      environments[config.family] =
+          current_environment(info, render_kernel(config, KernelSpecialization{}, templates).template_hash);
+    }
   }
 
   void count(const Selection& s) {
@@ -109,7 +115,7 @@ void Runtime::gemm(const GemmProblem& problem, const float* a, const float* b, f
   Selection selection;
   {
     std::lock_guard lock(im.database_mutex);
-    selection = select_kernel(im.database, im.device, key, im.environment);
+    selection = select_kernel(im.database, im.device, key, im.environments);
   }
   im.count(selection);
   const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};

@@ -76,8 +76,14 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
   result.problem = problem;
   result.key = make_problem_key(problem);
   const KernelSpecialization spec = specialization_of(result.key);
-  const std::vector<KernelConfig> configs =
-      settings.candidates.empty() ? candidate_space(result.key) : settings.candidates;
+  std::vector<KernelConfig> configs = settings.candidates.empty() ? candidate_space(result.key) : settings.candidates;
+  if (settings.candidates.empty() && problem.precision != Precision::FP32 && !tensor_cores_pay(result.key)) {
+    // Too small, skinny or long for the tensor-core kernels to pay untuned: the fp32 kernels
+    // compete too (they meet the tf32x3 and tf32 contracts).
+    ProblemKey fp32 = result.key;
+    fp32.precision = Precision::FP32;
+    for (const KernelConfig& c : candidate_space(fp32)) configs.push_back(c);
+  }
   auto report = [&](TuneProgress::Phase phase, size_t index, const std::string& name, size_t total = 0) {
     if (!progress) return;
     const auto* best = result.best();
@@ -199,6 +205,8 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
     m.finalist = true;
     if (result.winner < 0 || m.timing.median_ms < result.best()->timing.median_ms) result.winner = static_cast<int>(i);
   }
+  // The record's environment names the template that won (candidates may mix families).
+  if (result.winner >= 0) result.template_hash = compiled[static_cast<size_t>(result.winner)].rendered.template_hash;
   JITGEMM_CU(cu.cuStreamSynchronize(stream.get()), "end of tuning {}", problem.to_string());
   report(TuneProgress::Phase::Done, configs.size(), "");
   return result;

@@ -43,7 +43,7 @@ struct TuneResult {
   TimingStats cublas_timing;
   double cublas_rel_error = 0;
   double tolerance = 0;
-  std::string template_hash;
+  std::string template_hash;  // of the winner's template (else the first candidate's)
   const CandidateMeasurement* best() const { return winner >= 0 ? &candidates[static_cast<size_t>(winner)] : nullptr; }
 };
 
