@@ -20,17 +20,9 @@ std::string utc_now_iso8601() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
 }
 
-CandidateOutcome to_record_outcome(TuneOutcome o) {
-  switch (o) {
-    case TuneOutcome::Ok: return CandidateOutcome::Ok;
-    case TuneOutcome::CompileFailed: return CandidateOutcome::CompileFailed;
-    case TuneOutcome::Spills: return CandidateOutcome::Spills;
-    case TuneOutcome::LaunchFailed: return CandidateOutcome::LaunchFailed;
-    case TuneOutcome::WrongResult: return CandidateOutcome::WrongResult;
-    case TuneOutcome::Skipped: return CandidateOutcome::Skipped;
-  }
-  return CandidateOutcome::Skipped;
-}
+// tune/ cannot see database/ (stages to its right), so it has its own outcome enum; the two
+// share their names ("ok", "compile_failed", ...), and the name is the one mapping.
+CandidateOutcome to_record_outcome(TuneOutcome o) { return parse_candidate_outcome(to_string(o)); }
 
 }  // namespace
 
