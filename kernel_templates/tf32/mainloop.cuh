@@ -19,10 +19,14 @@ __device__ __forceinline__ unsigned long long operand_desc(unsigned tile, int st
 // acc (+)= A_pa(rows wg_row0.., step) * B_pb(step)^T for one k8 step of the stage at `stage`.
 __device__ __forceinline__ void mma_step(float (&acc)[ACC_REGS], unsigned stage, int pa, int pb,
                                          int step, int wg_row0, int accumulate) {
-  const unsigned a_tile = stage + pa * PLANE_BYTES;
-  const unsigned b_tile = stage + pb * PLANE_BYTES + A_TILE_BYTES;
-  wgmma_tf32<BLOCK_N>(acc, operand_desc<BLOCK_M>(a_tile, step, wg_row0),
-                      operand_desc<BLOCK_N>(b_tile, step, 0), accumulate);
+  wgmma_tf32<BLOCK_N>(acc, operand_desc<BLOCK_M>(a_tile(stage, pa), step, wg_row0),
+                      operand_desc<BLOCK_N>(b_tile(stage, pb), step, 0), accumulate);
+}
+
+// The same with A from registers (A_IN_REGISTERS): a is the step's fragment.
+__device__ __forceinline__ void mma_step_rs(float (&acc)[ACC_REGS], const float (&a)[4], unsigned stage, int pb,
+                                            int step, int accumulate) {
+  wgmma_tf32_rs<BLOCK_N>(acc, a, operand_desc<BLOCK_N>(b_tile(stage, pb), step, 0), accumulate);
 }
 
 constexpr int BIG = 0, SMALL = 1;
@@ -35,6 +39,8 @@ __device__ __forceinline__ void release(const SharedRing& ring_smem, int stage) 
 struct StageGroup {
   unsigned addr[GROUP_STAGES];
 };
+
+#include "tf32/a_fragments.cuh"
 __device__ __forceinline__ StageGroup acquire_group(const SharedRing& ring_smem, Ring& ring) {
   StageGroup group;
 #pragma unroll
@@ -56,18 +62,27 @@ __device__ __forceinline__ void release_group(const SharedRing& ring_smem, Ring&
 
 // tf32x3 products of one accumulation block: k8 steps [first, first + ACC_STEPS) of `group`.
 // SMALL issues aS·bB + aB·bS (the block's first wgmma overwrites blk), BIG issues aB·bB.
+// A_IN_REGISTERS: A's parts are the fragments f (loaded for this block).
 template <bool SMALL_PRODUCTS>
 __device__ __forceinline__ void issue_products(float (&blk)[ACC_REGS], const StageGroup& group,
-                                               int first, int wg_row0) {
+                                               int first, int wg_row0, const AFragments& f) {
 #pragma unroll
   for (int i = 0; i < ACC_STEPS; ++i) {
     const int g = first + i;
     const unsigned stage = group.addr[g / K_STEPS];
-    if (SMALL_PRODUCTS) {
-      mma_step(blk, stage, SMALL, BIG, g % K_STEPS, wg_row0, i != 0);
-      mma_step(blk, stage, BIG, SMALL, g % K_STEPS, wg_row0, 1);
+    const int step = g % K_STEPS;
+    if constexpr (A_IN_REGISTERS) {
+      if (SMALL_PRODUCTS) {
+        mma_step_rs(blk, f.small[i], stage, BIG, step, i != 0);
+        mma_step_rs(blk, f.big[i], stage, SMALL, step, 1);
+      } else {
+        mma_step_rs(blk, f.big[i], stage, BIG, step, 1);
+      }
+    } else if (SMALL_PRODUCTS) {
+      mma_step(blk, stage, SMALL, BIG, step, wg_row0, i != 0);
+      mma_step(blk, stage, BIG, SMALL, step, wg_row0, 1);
     } else {
-      mma_step(blk, stage, BIG, BIG, g % K_STEPS, wg_row0, 1);
+      mma_step(blk, stage, BIG, BIG, step, wg_row0, 1);
     }
   }
 }
@@ -112,12 +127,19 @@ struct RunningSum {
 // previous block `prev` (issued earlier, one commit group) into sum. Returns with blk's
 // wgmmas in flight as one commit group. With the NaN guard the block is split in two
 // groups: small products, NaN -> 0 once they are done, then the big product.
+// A_IN_REGISTERS: loads the block's A fragments into f first (f must not be the fragments of
+// `prev`, still in flight), and adds the guard when any thread of the warpgroup saw a
+// non-finite A value (the pre-pass flag covers B only).
 __device__ __forceinline__ void issue_block_add_previous(float (&blk)[ACC_REGS], const float (&prev)[ACC_REGS],
                                                         RunningSum& sum, bool has_prev,
                                                         const StageGroup& group, int first, int wg_row0,
-                                                        bool nan_guard) {
+                                                        bool nan_guard, AFragments& f) {
+  if constexpr (A_IN_REGISTERS) {
+    load_a_fragments(f, group, first, wg_row0);
+    nan_guard = barrier_any(1 + wg_row0 / 64, 128, nan_guard || f.nonfinite);  // uniform in the warpgroup
+  }
   wgmma_fence();  // blk was read by an FP32 add two blocks ago
-  issue_products<true>(blk, group, first, wg_row0);
+  issue_products<true>(blk, group, first, wg_row0, f);
   if (nan_guard) {
     wgmma_commit();
     wgmma_wait<1>();  // prev is done
@@ -126,10 +148,10 @@ __device__ __forceinline__ void issue_block_add_previous(float (&blk)[ACC_REGS],
 #pragma unroll
     for (int j = 0; j < ACC_REGS; ++j) blk[j] = nan_to_zero(blk[j]);
     wgmma_fence();
-    issue_products<false>(blk, group, first, wg_row0);
+    issue_products<false>(blk, group, first, wg_row0, f);
     wgmma_commit();
   } else {
-    issue_products<false>(blk, group, first, wg_row0);
+    issue_products<false>(blk, group, first, wg_row0, f);
     wgmma_commit();
     wgmma_wait<1>();  // prev is done, blk runs on
     if (has_prev) sum.add(prev);
@@ -142,23 +164,24 @@ __device__ __forceinline__ void issue_block_add_previous(float (&blk)[ACC_REGS],
 // trails the ring by one group). Template recursion keeps every buffer index a constant.
 template <int FIRST, int B = 0>
 __device__ __forceinline__ void blocks_tf32x3(RunningSum& sum, float (&blk)[2][ACC_REGS],
-                                              const StageGroup& group, const SharedRing& ring_smem,
+                                              AFragments (&frags)[2], const StageGroup& group, const SharedRing& ring_smem,
                                               Ring& done, bool& has_prev, int wg_row0, bool nan_guard) {
   if constexpr (B < GROUP_BLOCKS) {
     constexpr int cur = (FIRST + B) % 2;
-    issue_block_add_previous(blk[cur], blk[cur ^ 1], sum, has_prev, group, B * ACC_STEPS, wg_row0, nan_guard);
+    issue_block_add_previous(blk[cur], blk[cur ^ 1], sum, has_prev, group, B * ACC_STEPS, wg_row0, nan_guard,
+                             frags[cur]);
     if (B == 0 && has_prev) release_group(ring_smem, done);
     has_prev = true;
-    blocks_tf32x3<FIRST, B + 1>(sum, blk, group, ring_smem, done, has_prev, wg_row0, nan_guard);
+    blocks_tf32x3<FIRST, B + 1>(sum, blk, frags, group, ring_smem, done, has_prev, wg_row0, nan_guard);
   }
 }
 
 template <int FIRST>
-__device__ __forceinline__ void group_tf32x3(RunningSum& sum, float (&blk)[2][ACC_REGS],
+__device__ __forceinline__ void group_tf32x3(RunningSum& sum, float (&blk)[2][ACC_REGS], AFragments (&frags)[2],
                                              const SharedRing& ring_smem, Ring& ring, Ring& done,
                                              bool& has_prev, int wg_row0, bool nan_guard) {
   const StageGroup group = acquire_group(ring_smem, ring);
-  blocks_tf32x3<FIRST>(sum, blk, group, ring_smem, done, has_prev, wg_row0, nan_guard);
+  blocks_tf32x3<FIRST>(sum, blk, frags, group, ring_smem, done, has_prev, wg_row0, nan_guard);
 }
 
 // Completes the last block (in blk[LAST]) and releases its stages.
@@ -180,15 +203,16 @@ __device__ __forceinline__ void mainloop_tf32x3(RunningSum& sum, const SharedRin
     // Block i+1 is issued before block i is added, so the tensor cores never wait for the
     // FP32 adds. Groups go in pairs so that every buffer index is a compile-time constant.
     float blk[2][ACC_REGS];
+    AFragments frags[2];  // A_IN_REGISTERS: block i's A fragments, beside blk[i]
     Ring done = ring;
     bool has_prev = false;
     int g = 0;
     for (; g + 1 < groups; g += 2) {
-      group_tf32x3<0>(sum, blk, ring_smem, ring, done, has_prev, wg_row0, nan_guard);
-      group_tf32x3<GROUP_BLOCKS % 2>(sum, blk, ring_smem, ring, done, has_prev, wg_row0, nan_guard);
+      group_tf32x3<0>(sum, blk, frags, ring_smem, ring, done, has_prev, wg_row0, nan_guard);
+      group_tf32x3<GROUP_BLOCKS % 2>(sum, blk, frags, ring_smem, ring, done, has_prev, wg_row0, nan_guard);
     }
     if (g < groups) {
-      group_tf32x3<0>(sum, blk, ring_smem, ring, done, has_prev, wg_row0, nan_guard);
+      group_tf32x3<0>(sum, blk, frags, ring_smem, ring, done, has_prev, wg_row0, nan_guard);
       finish_tf32x3<(GROUP_BLOCKS - 1) % 2>(sum, blk, ring_smem, done);
     } else {
       finish_tf32x3<1>(sum, blk, ring_smem, done);  // the pair's last block: (2 * GROUP_BLOCKS - 1) % 2
@@ -197,12 +221,13 @@ __device__ __forceinline__ void mainloop_tf32x3(RunningSum& sum, const SharedRin
     // One block accumulator: issue, wait, add. The other consumer warpgroup keeps the tensor
     // cores busy meanwhile.
     float blk[ACC_REGS];
+    AFragments frags;  // A_IN_REGISTERS: the block's A fragments (each block is waited for)
     for (int g = 0; g < groups; ++g) {
       Ring done = ring;
       const StageGroup group = acquire_group(ring_smem, ring);
 #pragma unroll
       for (int b = 0; b < GROUP_BLOCKS; ++b) {
-        issue_block_add_previous(blk, blk, sum, false, group, b * ACC_STEPS, wg_row0, nan_guard);
+        issue_block_add_previous(blk, blk, sum, false, group, b * ACC_STEPS, wg_row0, nan_guard, frags);
         wgmma_wait<0>();
         sum.add(blk);
       }
@@ -216,32 +241,52 @@ __device__ __forceinline__ void mainloop_tf32x3(RunningSum& sum, const SharedRin
 // flight, so a stage is released one stage late. BLOCKED = false: acc is sum and the tensor
 // cores accumulate all of K. BLOCKED: acc restarts every TF32_BLOCK_STAGES stages and an FP32
 // add moves it into sum (over long K the hardware's truncating accumulation drifts,
-// kernel-design.md section 1).
+// kernel-design.md section 1). A_IN_REGISTERS: f receives the stage's A fragments; the
+// caller alternates two so that the previous stage's (still in flight) are not overwritten.
+template <bool BLOCKED>
+__device__ __forceinline__ void stage_tf32(float (&acc)[ACC_REGS], float (&sum)[ACC_REGS], AFragments& f,
+                                           const SharedRing& ring_smem, Ring& ring, int ks, int stages_per_tile,
+                                           int& previous, int wg_row0) {
+  constexpr int BLOCK_STAGES = BLOCKED ? TF32_BLOCK_STAGES : 1;
+  mbarrier_wait(ring_smem.full(ring.stage), ring.phase);
+  const unsigned stage = ring_smem.stage_addr(ring.stage);
+  const bool fresh = BLOCKED ? ks % BLOCK_STAGES == 0 : ks == 0;  // acc starts over
+  if constexpr (A_IN_REGISTERS) load_a_fragments(f, StageGroup{{stage}}, 0, wg_row0);
+  wgmma_fence();
+#pragma unroll
+  for (int step = 0; step < K_STEPS; ++step) {
+    if constexpr (A_IN_REGISTERS)
+      mma_step_rs(acc, f.big[step], stage, BIG, step, !(fresh && step == 0));
+    else
+      mma_step(acc, stage, BIG, BIG, step, wg_row0, !(fresh && step == 0));
+  }
+  wgmma_commit();
+  if (BLOCKED && (ks % BLOCK_STAGES == BLOCK_STAGES - 1 || ks == stages_per_tile - 1)) {
+    wgmma_wait<0>();  // the block is complete
+    add_block(sum, acc);
+  } else {
+    wgmma_wait<1>();  // the previous stage's group is done
+  }
+  if (previous >= 0) release(ring_smem, previous);
+  previous = ring.stage;
+  ring.advance();
+}
+
 template <bool BLOCKED>
 __device__ __forceinline__ void stages_tf32(float (&acc)[ACC_REGS], float (&sum)[ACC_REGS],
                                             const SharedRing& ring_smem, Ring& ring, int K, int wg_row0) {
-  constexpr int BLOCK_STAGES = BLOCKED ? TF32_BLOCK_STAGES : 1;
   const int stages_per_tile = k_stages(K);
+  // Stages go in pairs, f[0] then f[1], and an odd last one takes f[0]: on every path the
+  // fragments being written are not those of the group still in flight (ptxas checks).
+  AFragments f[2];
   int previous = -1;
-  for (int ks = 0; ks < stages_per_tile; ++ks) {
-    mbarrier_wait(ring_smem.full(ring.stage), ring.phase);
-    const unsigned stage = ring_smem.stage_addr(ring.stage);
-    const bool fresh = BLOCKED ? ks % BLOCK_STAGES == 0 : ks == 0;  // acc starts over
-    wgmma_fence();
-#pragma unroll
-    for (int step = 0; step < K_STEPS; ++step)
-      mma_step(acc, stage, BIG, BIG, step, wg_row0, !(fresh && step == 0));
-    wgmma_commit();
-    if (BLOCKED && (ks % BLOCK_STAGES == BLOCK_STAGES - 1 || ks == stages_per_tile - 1)) {
-      wgmma_wait<0>();  // the block is complete
-      add_block(sum, acc);
-    } else {
-      wgmma_wait<1>();  // the previous stage's group is done
-    }
-    if (previous >= 0) release(ring_smem, previous);
-    previous = ring.stage;
-    ring.advance();
+  int ks = 0;
+  for (; ks + 1 < stages_per_tile; ks += 2) {
+    stage_tf32<BLOCKED>(acc, sum, f[0], ring_smem, ring, ks, stages_per_tile, previous, wg_row0);
+    stage_tf32<BLOCKED>(acc, sum, f[1], ring_smem, ring, ks + 1, stages_per_tile, previous, wg_row0);
   }
+  if (ks < stages_per_tile)
+    stage_tf32<BLOCKED>(acc, sum, f[0], ring_smem, ring, ks, stages_per_tile, previous, wg_row0);
   wgmma_wait<0>();
   release(ring_smem, previous);
 }

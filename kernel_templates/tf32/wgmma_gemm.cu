@@ -5,6 +5,12 @@
 // (big, and small for tf32x3), B as N rows of K, each read through a TMA tensor map
 // (FLOAT32, {K, rows}, box {SWIZZLE_K, BLOCK_M or BLOCK_N}, swizzle SWIZZLE_BYTES). C is
 // row-major, C[m * ldc + n].
+// A_IN_REGISTERS = 1 ("RS", kernel-design.md section 2): A instead comes raw from the
+// caller's float32 matrix (no pre-pass; tensor map {K, M}, box {32, BLOCK_M}, or for an A
+// stored K x M (A_MN_MAJOR) {M, K}, box {32, BLOCK_K}), and the consumers round or split it in
+// registers (tf32/a_fragments.cuh) for wgmma's register-A form. TRANSPOSE_C = 1: the host
+// swapped the operands to compute C^T = op(B)^T op(A)^T, so element (m, n) of the kernel's
+// M x N result is C[n * ldc + m].
 //
 // Structure: one persistent CTA per SM walks the output tiles t = blockIdx.x, +gridDim.x, ...
 //   warpgroup 0 (producer)   one thread issues the TMA copies of each K stage of each tile
@@ -35,6 +41,10 @@ constexpr int ACC_BLOCK_K = 32;    // K per FP32 accumulation block (tf32: 0 = n
 constexpr int ACC_BUFFERS = 2;     // tf32x3: block accumulators (2: the next block runs during the add)
 constexpr int SUM_BLOCKS = 0;      // tf32x3: blocks per mid-level sum (0: one-level running sum)
 constexpr int RASTER_GROUP = 8;                            // tile rows per launch-order group
+constexpr int A_IN_REGISTERS = 0;  // 1: A raw from the caller, rounded/split in registers (RS)
+constexpr int A_ROUND = 1;         // RS: 1: A's big part is rna(x); 0: x truncated, as the hardware reads it
+constexpr int A_MN_MAJOR = 0;      // RS: the raw A is stored K x M (M contiguous)
+constexpr int TRANSPOSE_C = 0;     // 1: the result is C^T (operands swapped by the host)
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;     // setmaxnreg budgets (CONSUMERS > 1)
 constexpr int SMEM_BYTES = -1;                             // host's number; < 0: unchecked
 #endif
@@ -50,7 +60,8 @@ constexpr int K_STEPS = BLOCK_K / 8;                 // wgmma k8 steps per stage
 constexpr int A_TILE_BYTES = BLOCK_M * BLOCK_K * 4;  // one plane of A: [K_SUBTILES][BLOCK_M][SWIZZLE_K]
 constexpr int B_TILE_BYTES = BLOCK_N * BLOCK_K * 4;  // one plane of B: [K_SUBTILES][BLOCK_N][SWIZZLE_K]
 constexpr int PLANE_BYTES = A_TILE_BYTES + B_TILE_BYTES;
-constexpr int STAGE_BYTES = PLANES * PLANE_BYTES;    // [PLANES][A tile, B tile]; TMA bytes per stage
+// TMA bytes per stage. Planes: [PLANES][A tile, B tile]. RS: [raw A tile][PLANES][B tile].
+constexpr int STAGE_BYTES = A_IN_REGISTERS ? A_TILE_BYTES + PLANES * B_TILE_BYTES : PLANES * PLANE_BYTES;
 constexpr int SMEM_ALIGN = 1024;                     // 128-byte swizzle atom
 constexpr int SMEM_TOTAL = SMEM_ALIGN + STAGES * STAGE_BYTES + 2 * STAGES * 8;  // + full/empty barriers
 
@@ -64,6 +75,12 @@ constexpr int TF32_BLOCK_STAGES = (!TF32X3 && ACC_BLOCK_K > 0) ? ACC_BLOCK_K / B
 constexpr bool USE_SETMAXNREG = CONSUMERS > 1;
 
 static_assert(TF32X3 == 0 || TF32X3 == 1, "TF32X3 is 0 (tf32) or 1 (tf32x3)");
+static_assert((A_IN_REGISTERS == 0 || A_IN_REGISTERS == 1) && (A_ROUND == 0 || A_ROUND == 1) &&
+                  (A_MN_MAJOR == 0 || A_MN_MAJOR == 1) && (TRANSPOSE_C == 0 || TRANSPOSE_C == 1),
+              "A_IN_REGISTERS, A_ROUND, A_MN_MAJOR and TRANSPOSE_C are 0 or 1");
+static_assert(A_IN_REGISTERS || (A_ROUND == 1 && A_MN_MAJOR == 0),
+              "A_ROUND and A_MN_MAJOR describe a raw A (A_IN_REGISTERS)");
+static_assert(!A_IN_REGISTERS || BLOCK_K % 32 == 0, "a raw A tile is made of 128-byte swizzled rows of 32 floats");
 static_assert(CONSUMERS == 1 || CONSUMERS == 2, "one or two consumer warpgroups");
 static_assert(BLOCK_M == 64 * CONSUMERS, "each consumer warpgroup owns one m64 row slice");
 static_assert(BLOCK_N == 64 || BLOCK_N == 96 || BLOCK_N == 128 || BLOCK_N == 160 ||
@@ -81,7 +98,10 @@ static_assert(STAGES >= (TF32X3 ? ACC_BUFFERS : 2) * GROUP_STAGES,
               "the consumers hold up to ACC_BUFFERS stage groups (tf32: two stages) at once");
 static_assert(ACC_BUFFERS == 1 || ACC_BUFFERS == 2, "one or two block accumulators");
 static_assert(SUM_BLOCKS >= 0, "SUM_BLOCKS counts blocks per mid-level sum");
-static_assert((1 + (TF32X3 ? ACC_BUFFERS + (SUM_BLOCKS > 0) : ACC_BLOCK_K > 0)) * (BLOCK_N / 2) + 24 <=
+// RS adds the A fragments: tf32x3 8 floats per k8 step of a block, per accumulator; tf32 4
+// per step of a stage, two stages.
+constexpr int A_FRAGMENT_REGS = !A_IN_REGISTERS ? 0 : TF32X3 ? 8 * ACC_STEPS * ACC_BUFFERS : 8 * K_STEPS;
+static_assert((1 + (TF32X3 ? ACC_BUFFERS + (SUM_BLOCKS > 0) : ACC_BLOCK_K > 0)) * (BLOCK_N / 2) + A_FRAGMENT_REGS + 24 <=
                   (USE_SETMAXNREG ? CONSUMER_REGS : 255),
               "running sum + block accumulators do not fit the consumer register budget");
 static_assert(STAGES >= 2, "the ring needs at least two stages");
@@ -126,7 +146,15 @@ struct Ring {
   }
 };
 
-// Shared addresses of the ring. Stage s: [plane p: A tile, B tile] from stage_addr(s).
+// Operand tiles of the stage at `stage` (layouts: STAGE_BYTES). RS: a_tile is the raw A.
+__device__ __forceinline__ unsigned a_tile(unsigned stage, int plane) {
+  return A_IN_REGISTERS ? stage : stage + plane * PLANE_BYTES;
+}
+__device__ __forceinline__ unsigned b_tile(unsigned stage, int plane) {
+  return A_IN_REGISTERS ? stage + A_TILE_BYTES + plane * B_TILE_BYTES : stage + plane * PLANE_BYTES + A_TILE_BYTES;
+}
+
+// Shared addresses of the ring. Stage s: operand tiles from stage_addr(s).
 struct SharedRing {
   unsigned base;  // stage 0, SMEM_ALIGN-aligned
   __device__ __forceinline__ unsigned stage_addr(int s) const { return base + s * STAGE_BYTES; }
@@ -135,24 +163,32 @@ struct SharedRing {
 };
 
 struct OperandMaps {
-  const TensorMap* a[2];  // big, small planes of A (M x K)
+  const TensorMap* a[2];  // big, small planes of A (M x K); RS: a[0] is the raw A
   const TensorMap* b[2];  // big, small planes of B (N x K)
 };
 
 // ---- producer: one thread -------------------------------------------------------------
-// Stage s of one tile: every plane of A rows m0.. and B rows n0.., K columns k0 .. k0+BLOCK_K,
-// as K_SUBTILES boxes of SWIZZLE_K columns each.
+// Stage s of one tile: A rows m0.. and B rows n0.., K columns k0 .. k0+BLOCK_K, as boxes of
+// SWIZZLE_K columns (every plane), or for a raw K x M A (A_MN_MAJOR) boxes of 32 rows of M.
 __device__ __forceinline__ void load_stage(const OperandMaps& maps, unsigned stage, unsigned bar,
                                            TileCoord tile, int k0) {
 #pragma unroll
-  for (int p = 0; p < PLANES; ++p) {
-    const unsigned a_tile = stage + p * PLANE_BYTES;
-    const unsigned b_tile = a_tile + A_TILE_BYTES;
+  for (int p = 0; p < (A_IN_REGISTERS ? 1 : PLANES); ++p) {
+    if (A_MN_MAJOR) {
 #pragma unroll
-    for (int sub = 0; sub < K_SUBTILES; ++sub) {
-      tma_load_2d(a_tile + sub * BLOCK_M * SWIZZLE_BYTES, maps.a[p], bar, k0 + sub * SWIZZLE_K, tile.m0);
-      tma_load_2d(b_tile + sub * BLOCK_N * SWIZZLE_BYTES, maps.b[p], bar, k0 + sub * SWIZZLE_K, tile.n0);
+      for (int sub = 0; sub < BLOCK_M / 32; ++sub)
+        tma_load_2d(a_tile(stage, p) + sub * BLOCK_K * 128, maps.a[p], bar, tile.m0 + sub * 32, k0);
+    } else {
+#pragma unroll
+      for (int sub = 0; sub < K_SUBTILES; ++sub)
+        tma_load_2d(a_tile(stage, p) + sub * BLOCK_M * SWIZZLE_BYTES, maps.a[p], bar, k0 + sub * SWIZZLE_K, tile.m0);
     }
+  }
+#pragma unroll
+  for (int p = 0; p < PLANES; ++p) {
+#pragma unroll
+    for (int sub = 0; sub < K_SUBTILES; ++sub)
+      tma_load_2d(b_tile(stage, p) + sub * BLOCK_N * SWIZZLE_BYTES, maps.b[p], bar, k0 + sub * SWIZZLE_K, tile.n0);
   }
 }
 
@@ -178,6 +214,13 @@ __device__ __forceinline__ void produce(const OperandMaps& maps, const SharedRin
 // ---- epilogue -----------------------------------------------------------------------
 // C = alpha * acc + beta * C for this thread's fragment (layout in common/wgmma.cuh) of the
 // warpgroup's 64 x BLOCK_N slice at (row0, n0). beta == 0: C is never read.
+__device__ __forceinline__ float epilogue_value(const float* c, float v, float beta) {
+  return beta != 0.0f ? fmaf(beta, *c, v) : v;
+}
+
+// TRANSPOSE_C: (row, col) of the kernel's result is C[col * ldc + row]; a thread's column
+// pairs are then in two rows of C, stored one by one (lanes with consecutive rows write
+// consecutive floats).
 __device__ __forceinline__ void store_tile(const float (&acc)[ACC_REGS], float* C, long long ldc,
                                            int M, int N, int row0, int n0, float alpha, float beta) {
   const int lane = threadIdx.x % 32;
@@ -190,6 +233,12 @@ __device__ __forceinline__ void store_tile(const float (&acc)[ACC_REGS], float* 
     for (int h = 0; h < 2; ++h) {
       const int row = row_first + 8 * h;
       if (row >= M || col >= N) continue;
+      if constexpr (TRANSPOSE_C) {
+        float* c = C + (long long)col * ldc + row;
+        *c = epilogue_value(c, alpha * acc[4 * j + 2 * h], beta);
+        if (col + 1 < N) c[ldc] = epilogue_value(c + ldc, alpha * acc[4 * j + 2 * h + 1], beta);
+        continue;
+      }
       float* c = C + (long long)row * ldc + col;
       float v0 = alpha * acc[4 * j + 2 * h], v1 = alpha * acc[4 * j + 2 * h + 1];
       if (pairs && col + 1 < N) {
@@ -199,8 +248,8 @@ __device__ __forceinline__ void store_tile(const float (&acc)[ACC_REGS], float* 
         }
         *reinterpret_cast<float2*>(c) = make_float2(v0, v1);
       } else {
-        c[0] = beta != 0.0f ? fmaf(beta, c[0], v0) : v0;
-        if (col + 1 < N) c[1] = beta != 0.0f ? fmaf(beta, c[1], v1) : v1;
+        c[0] = epilogue_value(c, v0, beta);
+        if (col + 1 < N) c[1] = epilogue_value(c + 1, v1, beta);
       }
     }
   }

@@ -105,9 +105,10 @@ bool statically_valid(const KernelConfig& c, const StaticLimits& limits, std::st
   if (c.family != KernelFamily::SimtFp32) return reject(fmt::format("unknown family {}", to_string(c.family)));
   const KernelConfig defaults;
   if (c.consumers != defaults.consumers || c.acc_block_k != defaults.acc_block_k ||
-      c.acc_buffers != defaults.acc_buffers || c.sum_blocks != defaults.sum_blocks)
-    return reject(fmt::format("consumers/acc_block_k/acc_buffers/sum_blocks ({}/{}/{}/{}) are wgmma fields and must "
-                              "keep their defaults ({}/{}/{}/{})",
+      c.acc_buffers != defaults.acc_buffers || c.sum_blocks != defaults.sum_blocks ||
+      c.a_in_registers != defaults.a_in_registers || c.a_round != defaults.a_round || c.swap_ab != defaults.swap_ab)
+    return reject(fmt::format("consumers/acc_block_k/acc_buffers/sum_blocks ({}/{}/{}/{}) and the register-A fields "
+                              "are wgmma fields and must keep their defaults ({}/{}/{}/{}, 0, 1, 0)",
                               c.consumers, c.acc_block_k, c.acc_buffers, c.sum_blocks, defaults.consumers,
                               defaults.acc_block_k, defaults.acc_buffers, defaults.sum_blocks));
   if (c.block_m < 4 || c.block_n < 4 || c.block_k < 8 || c.warps_m < 1 || c.warps_n < 1 || c.thread_m < 4 ||

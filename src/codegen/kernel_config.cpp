@@ -46,8 +46,9 @@ KernelFamily parse_kernel_family(std::string_view text, std::string_view what) {
 
 std::string KernelConfig::name() const {
   if (is_wgmma(family))
-    return fmt::format("{}_{}x{}x{}_c{}_s{}_a{}_b{}_m{}_g{}", to_string(family), block_m, block_n, block_k, consumers,
-                       stages, acc_block_k, acc_buffers, sum_blocks, raster_group);
+    return fmt::format("{}_{}x{}x{}_c{}_s{}_a{}_b{}_m{}_g{}{}{}", to_string(family), block_m, block_n, block_k,
+                       consumers, stages, acc_block_k, acc_buffers, sum_blocks, raster_group,
+                       a_in_registers == 0 ? "" : a_round != 0 ? "_rs" : "_rst", swap_ab != 0 ? "_swap" : "");
   return fmt::format("{}_{}x{}x{}_w{}x{}_t{}x{}_s{}_k{}_g{}", to_string(family), block_m, block_n, block_k, warps_m,
                      warps_n, thread_m, thread_n, stages, split_k, raster_group);
 }
@@ -55,6 +56,7 @@ std::string KernelConfig::name() const {
 KernelConfig KernelConfig::parse(std::string_view name) {
   // simt:  <family>_<bm>x<bn>x<bk>_w<wm>x<wn>_t<tm>x<tn>_s<stages>_k<split_k>_g<raster_group>
   // wgmma: <family>_<bm>x<bn>x<bk>_c<consumers>_s<stages>_a<acc_block_k>_b<acc_buffers>_m<sum_blocks>_g<group>
+  //        [_rs | _rst][_swap]
   // The family itself contains '_', so it is split off at the first "_<digit>". Fields a
   // family does not name keep their defaults.
   size_t family_end = std::string_view::npos;
@@ -81,8 +83,14 @@ KernelConfig KernelConfig::parse(std::string_view name) {
   if (is_wgmma(c.family)) {
     ok = ok && take(rest, "_c") && take_int(rest, c.consumers) && take(rest, "_s") && take_int(rest, c.stages) &&
          take(rest, "_a") && take_int(rest, c.acc_block_k, 0) && take(rest, "_b") && take_int(rest, c.acc_buffers) &&
-         take(rest, "_m") && take_int(rest, c.sum_blocks, 0) && take(rest, "_g") && take_int(rest, c.raster_group) &&
-         rest.empty();
+         take(rest, "_m") && take_int(rest, c.sum_blocks, 0) && take(rest, "_g") && take_int(rest, c.raster_group);
+    if (ok && take(rest, "_rst")) {
+      c.a_in_registers = 1, c.a_round = 0;
+    } else if (ok && take(rest, "_rs")) {
+      c.a_in_registers = 1;
+    }
+    if (ok && take(rest, "_swap")) c.swap_ab = 1;
+    ok = ok && rest.empty();
   } else {
     ok = ok && take(rest, "_w") && take_int(rest, c.warps_m) && take(rest, "x") && take_int(rest, c.warps_n) &&
          take(rest, "_t") && take_int(rest, c.thread_m) && take(rest, "x") && take_int(rest, c.thread_n) &&
@@ -101,7 +109,8 @@ size_t KernelConfigHash::operator()(const KernelConfig& c) const noexcept {
   // boost-style combine over every field; configs are few, collisions only cost a probe.
   size_t h = std::hash<int>{}(static_cast<int>(c.family));
   for (int v : {c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n, c.thread_m, c.thread_n, c.stages, c.split_k,
-                c.raster_group, c.consumers, c.acc_block_k, c.acc_buffers, c.sum_blocks})
+                c.raster_group, c.consumers, c.acc_block_k, c.acc_buffers, c.sum_blocks, c.a_in_registers, c.a_round,
+                c.swap_ab})
     h ^= std::hash<int>{}(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
   return h;
 }

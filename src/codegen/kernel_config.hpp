@@ -27,7 +27,7 @@ KernelFamily parse_kernel_family(std::string_view text, std::string_view what = 
 // (statically_valid insists, so that name() stays unique):
 //   simt_fp32:   block_m/n/k, warps_m/n, thread_m/n, stages, split_k, raster_group
 //   wgmma_tf32*: block_m/n/k, stages, consumers, acc_block_k, acc_buffers, sum_blocks,
-//                raster_group (tf32/wgmma_gemm.cu explains each)
+//                raster_group, a_in_registers, a_round, swap_ab (tf32/wgmma_gemm.cu explains each)
 struct KernelConfig {
   KernelFamily family = KernelFamily::SimtFp32;
   int block_m = 128;    // C tile rows per CTA
@@ -45,13 +45,17 @@ struct KernelConfig {
   int acc_block_k = 32; // K per FP32-added accumulation block (tf32: 0 = none)
   int acc_buffers = 1;  // tf32x3 block accumulators (2: the next block runs during the add)
   int sum_blocks = 0;   // tf32x3 blocks per mid-level sum (0: one-level running sum)
+  int a_in_registers = 0;  // 1: the kernel's A is read raw and rounded/split in registers (RS)
+  int a_round = 1;         // RS: 1: A's big part rounded (rna); 0: truncated (the raw tensor-core read)
+  int swap_ab = 0;         // RS: 1: the kernel computes C^T = op(B)^T op(A)^T (op(B) in registers)
 
   // SIMT: warps_m * warps_n * 32; wgmma: a producer warpgroup plus the consumers.
   int threads() const noexcept { return is_wgmma(family) ? 128 * (1 + consumers) : warps_m * warps_n * 32; }
   // Unique per config, usable in file names:
   //   simt_fp32:   "simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8"
   //   wgmma_tf32*: "wgmma_tf32x3_128x128x32_c2_s3_a32_b2_m0_g8" (c consumers, s stages,
-  //                a acc_block_k, b acc_buffers, m sum_blocks, g raster_group)
+  //                a acc_block_k, b acc_buffers, m sum_blocks, g raster_group), then "_rs"
+  //                (A in registers, rounded) or "_rst" (truncated), then "_swap"
   std::string name() const;
   static KernelConfig parse(std::string_view name);  // inverse of name(); InvalidArgument
 
@@ -69,6 +73,13 @@ struct KernelSpecialization {
   std::string suffix() const;  // "NT_v4v1v4"
   friend bool operator==(const KernelSpecialization&, const KernelSpecialization&) = default;
 };
+
+// For a wgmma config with A in registers: whether the operand it reads raw (op(A), or op(B)^T
+// when swap_ab) is stored MN-major, i.e. with its M (or N) index contiguous: A stored K x M
+// (trans_a = T), or, swapped, B stored K x N (trans_b = N).
+constexpr bool raw_operand_mn_major(const KernelConfig& c, Op trans_a, Op trans_b) noexcept {
+  return c.swap_ab != 0 ? trans_b == Op::N : trans_a == Op::T;
+}
 
 struct KernelConfigHash {
   size_t operator()(const KernelConfig& c) const noexcept;

@@ -47,6 +47,11 @@ KernelConfig wgmma(KernelFamily family, int bn, int bk, int stages, int acc_bloc
   return c;
 }
 
+KernelConfig in_registers(KernelConfig c, int round, int swap) {
+  c.a_in_registers = 1, c.a_round = round, c.swap_ab = swap;
+  return c;
+}
+
 // The largest ring that fits `limits` (at most kMaxStages).
 int max_stages(const KernelConfig& tile, const StaticLimits& limits) {
   KernelConfig c = tile;
@@ -91,6 +96,14 @@ std::string shape_problem(const KernelConfig& c) {
   if (c.stages < 2 || c.stages < ring)
     return fmt::format("stages={} below the {} the consumers hold at once (and 2)", c.stages, std::max(ring, 2));
   if (c.raster_group < 1) return fmt::format("raster_group={} is below 1", c.raster_group);
+  if (!one_of(c.a_in_registers, {0, 1}) || !one_of(c.a_round, {0, 1}) || !one_of(c.swap_ab, {0, 1}))
+    return fmt::format("a_in_registers={} a_round={} swap_ab={}: each is 0 or 1", c.a_in_registers, c.a_round,
+                       c.swap_ab);
+  if (c.a_in_registers == 0 && (c.a_round != 1 || c.swap_ab != 0))
+    return fmt::format("a_round={} swap_ab={} describe an A in registers (a_in_registers=0 here: 1 and 0)", c.a_round,
+                       c.swap_ab);
+  if (c.a_in_registers != 0 && c.block_k % 32 != 0)
+    return fmt::format("block_k={}: a raw A in registers is read as 128-byte rows of 32 floats", c.block_k);
   if ((c.block_m * c.block_k * 4) % kSmemAlign != 0 || ((c.block_m + c.block_n) * c.block_k * 4) % kSmemAlign != 0)
     return fmt::format("operand tiles {}x{} / {}x{} floats do not start on 1024-byte swizzle atoms", c.block_m,
                        c.block_k, c.block_n, c.block_k);
@@ -100,13 +113,16 @@ std::string shape_problem(const KernelConfig& c) {
 }  // namespace
 
 size_t wgmma_shared_memory_bytes(const KernelConfig& c) {
-  const size_t stage = static_cast<size_t>(planes(c)) * (c.block_m + c.block_n) * c.block_k * sizeof(float);
+  const size_t a_planes = c.a_in_registers != 0 ? 1 : static_cast<size_t>(planes(c));  // RS: one raw A tile
+  const size_t stage = (a_planes * c.block_m + planes(c) * c.block_n) * c.block_k * sizeof(float);
   return kSmemAlign + static_cast<size_t>(c.stages) * stage + 16 * static_cast<size_t>(c.stages);
 }
 
 int wgmma_consumer_registers(const KernelConfig& c) {
   const int blocks = is_x3(c) ? c.acc_buffers + (c.sum_blocks > 0 ? 1 : 0) : (c.acc_block_k > 0 ? 1 : 0);
-  return (1 + blocks) * (c.block_n / 2) + 24;
+  // RS: the A fragments (A_FRAGMENT_REGS of the template).
+  const int fragments = c.a_in_registers == 0 ? 0 : is_x3(c) ? 8 * (c.acc_block_k / 8) * c.acc_buffers : c.block_k;
+  return (1 + blocks) * (c.block_n / 2) + fragments + 24;
 }
 
 bool wgmma_statically_valid(const KernelConfig& c, const StaticLimits& limits, std::string* why) {
@@ -134,6 +150,8 @@ bool wgmma_statically_valid(const KernelConfig& c, const StaticLimits& limits, s
     return reject(fmt::format("sum_blocks > 0 at block_n={} spills", c.block_n));
   if (is_x3(c) && c.sum_blocks > 0 && c.acc_buffers == 2)
     return reject("sum_blocks > 0 with 2 accumulators spills");
+  if (is_x3(c) && c.a_in_registers != 0 && (c.acc_buffers == 2 || c.sum_blocks > 0))
+    return reject("A in registers with 2 accumulators (and two fragment sets) or sum_blocks > 0 spills");
   return true;
 }
 
@@ -166,20 +184,37 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
           if (acc == 0 || key.k > acc) add(wgmma(family, bn, 32, stages, acc));
     }
   }
+  // A in registers (RS), for every plane-fed candidate with 32 K per stage: read in place
+  // from whichever operand TMA can take there (16-byte aligned, ld % 4 == 0), unswapped (A)
+  // or swapped (B); tf32x3 also with A's big part truncated instead of rounded.
+  const size_t plane_fed = out.size();
+  for (size_t i = 0; i < plane_fed; ++i) {
+    if (out[i].block_k != 32) continue;
+    for (int swap : {0, 1})
+      for (int round : {1, 0}) {
+        if (round == 0 && (!x3 || swap)) continue;
+        const KernelConfig c = in_registers(out[i], round, swap);
+        if (wgmma_runs_in_place(c, key)) add(c);
+      }
+  }
   std::sort(out.begin(), out.end(), [](const KernelConfig& a, const KernelConfig& b) { return a.name() < b.name(); });
   return out;
 }
 
 std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
   const KernelFamily f = family_for(key, "representative_sample");
+  std::vector<KernelConfig> sample;
   if (f == KernelFamily::WgmmaTf32)
-    return {
+    sample = {
         wgmma(f, 256, 32, 4, 0),     // the default: one product, tensor cores accumulate all of K
         wgmma(f, 128, 32, 6, 0),     // the default for N <= 128
         wgmma(f, 128, 32, 6, 256),   // the long-K default: FP32-added blocks of 256
         wgmma(f, 192, 32, 5, 1024),  // blocks of 1024 (32 stages each), 5 stages, 201 KiB
+        in_registers(wgmma(f, 256, 32, 4, 0), 1, 0),     // A in registers, the widest tile
+        in_registers(wgmma(f, 128, 32, 6, 256), 1, 1),   // swapped, blocked
     };
-  return {
+  else
+    sample = {
       wgmma(f, 128, 32, 3, 32, 1),       // the default
       wgmma(f, 128, 32, 3, 32, 2),       // double-buffered blocks
       wgmma(f, 96, 32, 3, 32, 1, 16),    // the long-K default: two-level running sum
@@ -187,7 +222,16 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
       wgmma(f, 192, 32, 2, 32, 1),       // the widest tile, 2 stages
       wgmma(f, 128, 16, 6, 32, 2),       // blocks spanning two stages (GROUP_STAGES = 2)
       wgmma(f, 96, 32, 4, 16, 1),        // two blocks per stage; 231 KiB, the most shared memory
-  };
+      in_registers(wgmma(f, 128, 32, 4, 32, 1), 1, 0),  // A in registers
+      in_registers(wgmma(f, 128, 32, 4, 32, 1), 0, 0),  // truncated big part
+      in_registers(wgmma(f, 96, 32, 4, 16, 1), 1, 1),   // swapped, two blocks per stage
+    };
+  std::erase_if(sample, [&](const KernelConfig& c) { return !wgmma_runs_in_place(c, key); });
+  return sample;
+}
+
+bool wgmma_runs_in_place(const KernelConfig& c, const ProblemKey& key) {
+  return c.a_in_registers == 0 || (c.swap_ab != 0 ? key.vec_b : key.vec_a) == 4;
 }
 
 KernelConfig wgmma_default_config(const ProblemKey& key) {

@@ -35,7 +35,8 @@ int wgmma_consumer_registers(const KernelConfig& config);
 // shared-memory budgets), the rule that fields the family does not read keep their defaults
 // (split-K is SIMT-only), and the configurations that compile but spill (measured with
 // NVRTC 13.0 for sm_90a: tf32x3 with block_k 32, acc_block_k 16 and 2 buffers; tf32x3 with
-// sum_blocks > 0 at block_n >= 128 or with 2 buffers: about 1 KB of spills at 128x96).
+// sum_blocks > 0 at block_n >= 128 or with 2 buffers: about 1 KB of spills at 128x96; tf32x3
+// with A in registers and 2 buffers or sum_blocks > 0).
 bool wgmma_statically_valid(const KernelConfig& config, const StaticLimits& limits, std::string* why);
 
 // tf32x3: 128 x {96, 128, 192} tiles (2 consumers), block_k 16/32, stages with >= 64 K in
@@ -43,11 +44,21 @@ bool wgmma_statically_valid(const KernelConfig& config, const StaticLimits& limi
 // 1 or 2 accumulators, sum_blocks 0 (and 16 when K > kWgmmaLongK).
 // tf32: 128 x {128, 192, 256} x 32, stages 4..6, acc_block_k 0 (and 256, 1024 when K exceeds them).
 // Both drop block_n above max(smallest width, bit_ceil(N)); minus what is not statically valid.
+// Every one with block_k 32 also comes with A in registers (RS), unswapped when TMA can read
+// A in place (key.vec_a == 4) and swapped when it can read B (key.vec_b == 4); tf32x3 also
+// unswapped with A's big part truncated (a_round 0).
 std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const StaticLimits& limits);
-// Seven tf32x3 / four tf32 configs: every default and every code path of the template (one and
+// Ten tf32x3 / six tf32 configs: every default and every code path of the template (one and
 // two accumulators, the two-level sum, blocks spanning two stages, two blocks per stage,
-// tf32 blocked and not, 96..256 columns, the most shared memory).
+// tf32 blocked and not, 96..256 columns, the most shared memory, A in registers rounded and
+// truncated, swapped; rendered for op N/N that is a K-major A unswapped, MN-major swapped),
+// less those with A in registers that cannot read this key's memory in place.
 std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key);
 KernelConfig wgmma_default_config(const ProblemKey& key);
+
+// Whether `config` can run problems of `key`: with A in registers, TMA reads the raw operand
+// (A, or B when swapped) in place, which needs a 16-byte aligned base and a leading dimension
+// that is a multiple of 4 floats (vector width 4 in the key). Plane-fed configs run anything.
+bool wgmma_runs_in_place(const KernelConfig& config, const ProblemKey& key);
 
 }  // namespace jitgemm

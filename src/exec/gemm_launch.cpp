@@ -18,6 +18,7 @@ namespace {
 constexpr unsigned kReduceThreads = 256;
 constexpr int64_t kPlaneAlign = 32;    // planes hold K rounded up to 32 floats (one 128-byte swizzle row)
 constexpr size_t kFlagBytes = 256;     // the pre-pass's non-finite flag, then the planes
+constexpr size_t kMaxTensorMaps = 4096;  // encoded tensor maps kept (128 bytes each)
 
 // Row length of a split-K workspace slice: N rounded up to 4 floats, so that every row and
 // slice stays 16-byte aligned for a kernel compiled with 16-byte stores of C.
@@ -41,9 +42,13 @@ GemmLauncher::GemmLauncher(const Compiler& compiler, const TemplateStore& templa
       reduce_(reduce_module_.function("split_k_reduce")) {}
 
 size_t GemmLauncher::workspace_bytes(const KernelConfig& config, const GemmProblem& p) const {
-  if (is_wgmma(config.family))
-    return kFlagBytes + sizeof(float) * static_cast<size_t>(planes_of(config)) *
-                            static_cast<size_t>(p.m + p.n) * static_cast<size_t>(plane_ld(p));
+  if (is_wgmma(config.family)) {
+    // Planes of both operands, or with A in registers only of the kernel's B (op(B), or op(A)
+    // when swapped).
+    const int64_t rows = config.a_in_registers == 0 ? p.m + p.n : config.swap_ab != 0 ? p.m : p.n;
+    return kFlagBytes + sizeof(float) * static_cast<size_t>(planes_of(config)) * static_cast<size_t>(rows) *
+                            static_cast<size_t>(plane_ld(p));
+  }
   if (config.split_k <= 1) return 0;
   return sizeof(float) * static_cast<size_t>(config.split_k) * static_cast<size_t>(p.m) *
          static_cast<size_t>(workspace_ld(p));
@@ -102,8 +107,11 @@ CUtensorMap GemmLauncher::tensor_map(CUdeviceptr plane, int64_t rows, int64_t k,
   std::lock_guard lock(mutex_);
   const auto key = std::make_tuple(plane, rows, k, ld, box_rows, box_k);
   if (auto it = tensor_maps_.find(key); it != tensor_maps_.end()) return it->second;
-  // A plane is `rows` rows of K floats with `ld` floats between rows; a box is box_k
-  // values of K (one swizzle row) by box_rows rows. Reads past K or rows come back as zeros.
+  // Maps of callers' matrices (A in registers) follow their pointers: keep the cache bounded.
+  if (tensor_maps_.size() >= kMaxTensorMaps) tensor_maps_.clear();
+  // A plane is `rows` rows of `k` floats (the contiguous dimension: K, or M for an A stored
+  // K x M) with `ld` floats between rows; a box is box_k contiguous values (one swizzle row)
+  // by box_rows rows. Reads past either dimension come back as zeros.
   CUtensorMap map;
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};
@@ -123,40 +131,67 @@ CUtensorMap GemmLauncher::tensor_map(CUdeviceptr plane, int64_t rows, int64_t k,
 void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p,
                                 CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace,
                                 CUstream stream) {
+  // The kernel computes C' = A' B'^T with A' M' x K and B' N' x K: A' = op(A), B' = op(B)^T,
+  // or with swap_ab A' = op(B)^T, B' = op(A) and C' = C^T (the kernel stores transposed).
+  const bool rs = config.a_in_registers != 0, swap = config.swap_ab != 0;
+  struct Operand {
+    CUdeviceptr ptr;
+    int64_t ld, rows;
+    bool r_contiguous;  // stored K x rows (the rows index contiguous)
+  };
+  const Operand op_a{a, p.effective_lda(), p.m, p.trans_a == Op::T};
+  const Operand op_b{b, p.effective_ldb(), p.n, p.trans_b == Op::N};
+  const Operand& kernel_a = swap ? op_b : op_a;
+  const Operand& kernel_b = swap ? op_a : op_b;
+
   const int planes = planes_of(config);
   const int64_t ldp = plane_ld(p);
-  // Workspace: [flag][A big][A small][B big][B small] (tf32: no small planes).
+  // Workspace: [flag][A' big][A' small][B' big][B' small] (tf32: no small planes; RS: no A').
   CUdeviceptr flag = workspace;
   const CUdeviceptr a_big = workspace + kFlagBytes;
-  const CUdeviceptr a_small = planes == 2 ? a_big + sizeof(float) * p.m * ldp : a_big;
-  const CUdeviceptr b_big = a_big + sizeof(float) * planes * p.m * ldp;
-  const CUdeviceptr b_small = planes == 2 ? b_big + sizeof(float) * p.n * ldp : b_big;
+  const CUdeviceptr a_small = planes == 2 ? a_big + sizeof(float) * kernel_a.rows * ldp : a_big;
+  const CUdeviceptr b_big = rs ? a_big : a_big + sizeof(float) * planes * kernel_a.rows * ldp;
+  const CUdeviceptr b_small = planes == 2 ? b_big + sizeof(float) * kernel_b.rows * ldp : b_big;
   JITGEMM_CU(cuda::driver().cuMemsetD32Async(flag, 0, 1, stream), "non-finite flag");
 
-  // Pre-pass: op(A) as M rows of K and op(B) as N rows of K. A source is "transposed"
-  // (R-contiguous) when A is stored K x M (trans_a = T) and when B is stored K x N (trans_b = N).
-  auto split = [&](CUdeviceptr src, int64_t ld, int64_t rows, bool transpose, CUdeviceptr big, CUdeviceptr small) {
-    const int vec = vector_width(ld, reinterpret_cast<const void*>(src));
-    const cuda::Function& fn = split_operand(planes, transpose, vec);
-    const SplitOperandGeometry g = split_operand_geometry(rows, ldp);
-    long long ld_src = ld, ld_dst = ldp;
-    int r = static_cast<int>(rows), k = static_cast<int>(p.k);
-    void* args[] = {&src, &ld_src, &r, &k, &big, &small, &ld_dst, &flag};
+  // Pre-pass: an operand as `rows` rows of K, K-major, rounded or split.
+  auto split = [&](const Operand& src, CUdeviceptr big, CUdeviceptr small) {
+    const int vec = vector_width(src.ld, reinterpret_cast<const void*>(src.ptr));
+    const cuda::Function& fn = split_operand(planes, src.r_contiguous, vec);
+    const SplitOperandGeometry g = split_operand_geometry(src.rows, ldp);
+    CUdeviceptr from = src.ptr;
+    long long ld_src = src.ld, ld_dst = ldp;
+    int r = static_cast<int>(src.rows), k = static_cast<int>(p.k);
+    void* args[] = {&from, &ld_src, &r, &k, &big, &small, &ld_dst, &flag};
     cuda::launch(fn, {g.grid_x, g.grid_y, 1}, {g.block_x, 1, 1}, 0, stream, args);
   };
-  split(a, p.effective_lda(), p.m, p.trans_a == Op::T, a_big, a_small);
-  split(b, p.effective_ldb(), p.n, p.trans_b == Op::N, b_big, b_small);
+  if (!rs) split(kernel_a, a_big, a_small);
+  split(kernel_b, b_big, b_small);
 
   const int box_k = std::min(config.block_k, 32);
-  CUtensorMap maps[4] = {tensor_map(a_big, p.m, p.k, ldp, config.block_m, box_k),
-                         tensor_map(b_big, p.n, p.k, ldp, config.block_n, box_k),
-                         tensor_map(a_small, p.m, p.k, ldp, config.block_m, box_k),
-                         tensor_map(b_small, p.n, p.k, ldp, config.block_n, box_k)};
+  CUtensorMap maps[4];
+  if (rs) {
+    // The raw A' in the caller's memory: TMA needs a 16-byte aligned base and row pitch.
+    if (vector_width(kernel_a.ld, reinterpret_cast<const void*>(kernel_a.ptr)) != 4)
+      throw InvalidArgument(fmt::format(
+          "GemmLauncher::launch({}): {} at {:#x} with leading dimension {} is read by TMA in place and needs a "
+          "16-byte aligned base and a leading dimension that is a multiple of 4",
+          config.name(), swap ? "B" : "A", kernel_a.ptr, kernel_a.ld));
+    maps[0] = kernel_a.r_contiguous
+                  ? tensor_map(kernel_a.ptr, p.k, kernel_a.rows, kernel_a.ld, config.block_k, 32)  // {M', K}
+                  : tensor_map(kernel_a.ptr, kernel_a.rows, p.k, kernel_a.ld, config.block_m, 32);  // {K, M'}
+    maps[2] = maps[0];
+  } else {
+    maps[0] = tensor_map(a_big, kernel_a.rows, p.k, ldp, config.block_m, box_k);
+    maps[2] = tensor_map(a_small, kernel_a.rows, p.k, ldp, config.block_m, box_k);
+  }
+  maps[1] = tensor_map(b_big, kernel_b.rows, p.k, ldp, config.block_n, box_k);
+  maps[3] = tensor_map(b_small, kernel_b.rows, p.k, ldp, config.block_n, box_k);
   long long ldc = p.effective_ldc();
-  int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
+  int m = static_cast<int>(kernel_a.rows), n = static_cast<int>(kernel_b.rows), k = static_cast<int>(p.k);
   float alpha = p.alpha, beta = p.beta;
   void* args[] = {&maps[0], &maps[1], &maps[2], &maps[3], &c, &ldc, &m, &n, &k, &alpha, &beta, &flag};
-  const LaunchGeometry g = launch_geometry(config, p.m, p.n, p.k, sm_count_);
+  const LaunchGeometry g = launch_geometry(config, m, n, p.k, sm_count_);
   cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
                args);
 }

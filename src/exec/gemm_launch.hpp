@@ -5,7 +5,10 @@
 //                           fp32/split_k_reduce.cu adds them in double, in a fixed order.
 //   wgmma_tf32x3 / _tf32:   tf32/split_operand.cu writes op(A) and op(B) K-major as TF32
 //                           planes into the workspace, then the persistent wgmma kernel
-//                           reads them through TMA tensor maps.
+//                           reads them through TMA tensor maps. With A in registers only
+//                           the kernel's B gets planes; its A is read in place through a
+//                           tensor map on the caller's matrix (swap_ab: the roles of A and
+//                           B are exchanged and the kernel writes C transposed).
 #pragma once
 
 #include <cuda.h>
@@ -52,8 +55,8 @@ class GemmLauncher {
   cuda::Function reduce_;
   std::mutex mutex_;  // guards the two caches below
   std::map<std::tuple<int, bool, int>, std::pair<cuda::Module, cuda::Function>> split_operand_;
-  // Tensor maps encode (plane address, shape, stride, box): the same workspace and shape
-  // give the same map, so it is encoded once.
+  // Tensor maps encode (address, shape, stride, box): the same address and shape give the
+  // same map, so it is encoded once (the cache is emptied at kMaxTensorMaps entries).
   std::map<std::tuple<CUdeviceptr, int64_t, int64_t, int64_t, int, int>, CUtensorMap> tensor_maps_;
 };
 

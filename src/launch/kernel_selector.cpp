@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "codegen/candidate_space.hpp"
+#include "codegen/wgmma_candidates.hpp"
 
 namespace jitgemm {
 namespace {
@@ -35,6 +36,12 @@ Selection select_kernel(const TuningDatabase& database, const DeviceKey& device,
     // keeps the accuracy contract, and it depends on K and the output size.
     KernelConfig config = found.record->config;
     if (!is_wgmma(config.family)) config.split_k = default_split_k(key, config);
+    if (!wgmma_runs_in_place(config, key)) {
+      // The record reads an operand in place that this problem's memory does not allow
+      // (alignment): the same tiles fed by the pre-pass, when they fit.
+      config.a_in_registers = 0, config.a_round = 1, config.swap_ab = 0;
+      if (!statically_valid(config, StaticLimits{}, nullptr)) return {untuned_config(key), ServeRule::Default, false};
+    }
     return {config, ServeRule::Nearest, stale};
   }
   return {untuned_config(key), ServeRule::Default, false};

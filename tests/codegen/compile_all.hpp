@@ -47,7 +47,8 @@ inline std::vector<RenderedKernel> render_all(const std::vector<KernelConfig>& c
   return kernels;
 }
 
-// Compiled, with a parsed ptxas report, no spills, no stack frame, at most `max_registers`.
+// Compiled, with a parsed ptxas report, no spills, no stack frame, at most `max_registers`,
+// and no wgmma serialized by ptxas.
 inline void expect_clean(const std::vector<CompileResult>& results, int max_registers) {
   for (const CompileResult& r : results) {
     ASSERT_TRUE(r.ok) << r.name << "\n" << r.log;
@@ -56,6 +57,9 @@ inline void expect_clean(const std::vector<CompileResult>& results, int max_regi
     EXPECT_EQ(r.resources.spill_load_bytes, 0) << r.name << ": " << r.resources.to_string();
     EXPECT_EQ(r.resources.stack_bytes, 0) << r.name << ": " << r.resources.to_string();
     EXPECT_LE(r.resources.registers, max_registers) << r.name;
+    // ptxas keeps wgmmas asynchronous only when it can prove their registers untouched in
+    // flight; otherwise it serializes them and says so.
+    EXPECT_EQ(r.log.find("serialized"), std::string::npos) << r.name << "\n" << r.log;
   }
 }
 

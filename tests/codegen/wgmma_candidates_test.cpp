@@ -159,6 +159,91 @@ TEST(WgmmaCandidates, StaticValidityMirrorsTheTemplate) {
   EXPECT_EQ(shared_memory_bytes(KernelConfig::parse("wgmma_tf32_128x192x32_c2_s5_a1024_b1_m0_g8")), 205904u);
 }
 
+TEST(WgmmaInRegisters, NamesValidityAndSharedMemory) {
+  const KernelConfig rs = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs");
+  EXPECT_EQ(rs.a_in_registers, 1);
+  EXPECT_EQ(rs.a_round, 1);
+  EXPECT_EQ(rs.swap_ab, 0);
+  const KernelConfig rst = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rst_swap");
+  EXPECT_EQ(rst.a_in_registers, 1);
+  EXPECT_EQ(rst.a_round, 0);
+  EXPECT_EQ(rst.swap_ab, 1);
+  EXPECT_EQ(rst.name(), "wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rst_swap");
+  EXPECT_NE(KernelConfigHash{}(rs), KernelConfigHash{}(rst));
+  for (const char* bad : {"wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_swap_rs", "wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_r",
+                          "wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs_"})
+    EXPECT_THROW(KernelConfig::parse(bad), InvalidArgument) << bad;
+  // One raw A tile per stage instead of A's planes: 1024 + 4 * (128 + 2 * 128) * 32 * 4 + 64.
+  EXPECT_EQ(shared_memory_bytes(rs), 1024u + 4u * (128 + 2 * 128) * 32 * 4 + 64);
+  std::string why;
+  KernelConfig swap_only = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
+  swap_only.swap_ab = 1;
+  EXPECT_FALSE(statically_valid(swap_only, StaticLimits{}, &why));
+  EXPECT_NE(why.find("a_in_registers=0"), std::string::npos) << why;
+  EXPECT_FALSE(statically_valid(KernelConfig::parse("wgmma_tf32x3_128x128x16_c2_s6_a16_b1_m0_g8_rs"), StaticLimits{}, &why));
+  EXPECT_NE(why.find("32 floats"), std::string::npos) << why;
+  EXPECT_FALSE(statically_valid(KernelConfig::parse("wgmma_tf32x3_128x96x32_c2_s4_a32_b2_m0_g8_rs"), StaticLimits{}, &why));
+  EXPECT_NE(why.find("spills"), std::string::npos) << why;
+  EXPECT_FALSE(statically_valid(KernelConfig::parse("wgmma_tf32_128x192x32_c2_s5_a1024_b1_m0_g8_rs"), StaticLimits{}, &why));
+  EXPECT_NE(why.find("registers"), std::string::npos) << why;
+  KernelConfig simt;
+  simt.swap_ab = 1;
+  EXPECT_FALSE(statically_valid(simt, StaticLimits{}, &why));
+  EXPECT_NE(why.find("wgmma fields"), std::string::npos) << why;
+}
+
+TEST(WgmmaInRegisters, CandidatesOnlyWhereTmaCanReadTheOperandInPlace) {
+  for (Precision p : {Precision::TF32x3, Precision::TF32}) {
+    ProblemKey key = key_of(p, 4096, 4096, 4096);
+    auto count = [](const std::vector<KernelConfig>& space, int swap) {
+      return std::count_if(space.begin(), space.end(),
+                           [&](const KernelConfig& c) { return c.a_in_registers == 1 && c.swap_ab == swap; });
+    };
+    const auto aligned = candidate_space(key);
+    EXPECT_GT(count(aligned, 0), 0) << to_string(p);
+    EXPECT_GT(count(aligned, 1), 0) << to_string(p);
+    EXPECT_EQ(std::count_if(aligned.begin(), aligned.end(), [](const KernelConfig& c) { return c.a_round == 0; }) > 0,
+              p == Precision::TF32x3);
+    key.vec_a = 1;  // A cannot be read in place: only the swapped ones (B in registers)
+    const auto no_a = candidate_space(key);
+    EXPECT_EQ(count(no_a, 0), 0);
+    EXPECT_GT(count(no_a, 1), 0);
+    key.vec_b = 1;
+    const auto neither = candidate_space(key);
+    EXPECT_EQ(count(neither, 0) + count(neither, 1), 0);
+    for (const KernelConfig& c : representative_sample(key)) EXPECT_EQ(c.a_in_registers, 0) << c.name();
+    EXPECT_FALSE(wgmma_runs_in_place(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs"), key));
+    EXPECT_TRUE(wgmma_runs_in_place(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8"), key));
+  }
+}
+
+TEST(WgmmaInRegisters, RenderFollowsTheStoredLayoutOfTheRawOperand) {
+  const KernelConfig rs = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs");
+  KernelConfig swapped = rs;
+  swapped.swap_ab = 1;
+  // Unswapped, A is raw: K-major when stored M x K (trans_a N). Swapped, B is raw: MN-major
+  // when stored K x N (trans_b N).
+  const struct {
+    const KernelConfig& config;
+    Op ta, tb;
+    const char* suffix;
+    const char* line;
+  } cases[] = {
+      {rs, Op::N, Op::N, "_k", "A_IN_REGISTERS = 1, A_ROUND = 1, A_MN_MAJOR = 0, TRANSPOSE_C = 0;"},
+      {rs, Op::T, Op::N, "_mn", "A_IN_REGISTERS = 1, A_ROUND = 1, A_MN_MAJOR = 1, TRANSPOSE_C = 0;"},
+      {swapped, Op::N, Op::N, "_mn", "A_IN_REGISTERS = 1, A_ROUND = 1, A_MN_MAJOR = 1, TRANSPOSE_C = 1;"},
+      {swapped, Op::N, Op::T, "_k", "A_IN_REGISTERS = 1, A_ROUND = 1, A_MN_MAJOR = 0, TRANSPOSE_C = 1;"},
+  };
+  for (const auto& c : cases) {
+    const RenderedKernel k = render_kernel(c.config, KernelSpecialization{c.ta, c.tb, 4, 4, 4});
+    EXPECT_EQ(k.kernel_name, "jitgemm_" + c.config.name() + c.suffix);
+    EXPECT_NE(k.source.find(c.line), std::string::npos) << k.kernel_name;
+  }
+  const RenderedKernel planes = render_kernel(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8"), {});
+  EXPECT_NE(planes.source.find("A_IN_REGISTERS = 0, A_ROUND = 1, A_MN_MAJOR = 0, TRANSPOSE_C = 0;"),
+            std::string::npos);
+}
+
 TEST(WgmmaCandidates, LaunchGeometryIsPersistent) {
   const KernelConfig c = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
   LaunchGeometry g = launch_geometry(c, 4096, 4096, 4096);

@@ -60,6 +60,25 @@ TEST(WgmmaConfigJson, RoundTripsEveryField) {
   EXPECT_NO_THROW(validate_record(r));
 }
 
+TEST(WgmmaConfigJson, RegisterAFieldsRoundTripAndStayOutOfPlaneConfigs) {
+  const KernelConfig rs = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rst_swap");
+  const json j = rs;
+  EXPECT_EQ(j.at("a_in_registers"), 1);
+  EXPECT_EQ(j.at("a_round"), 0);
+  EXPECT_EQ(j.at("swap_ab"), 1);
+  EXPECT_EQ(config_from(json::parse(j.dump())), rs);
+  const json planes = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
+  for (const char* field : {"a_in_registers", "a_round", "swap_ab"}) EXPECT_FALSE(planes.contains(field)) << field;
+  json bad = j;
+  bad["swap_ab"] = 2;
+  try {
+    config_from(bad);
+    ADD_FAILURE() << "swap_ab = 2 accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("swap_ab"), std::string::npos) << e.what();
+  }
+}
+
 TEST(WgmmaConfigJson, SimtConfigsKeepTheirOldForm) {
   const json j = KernelConfig{};
   for (const char* field : {"consumers", "acc_block_k", "acc_buffers", "sum_blocks"}) EXPECT_FALSE(j.contains(field));

@@ -1,0 +1,71 @@
+// a_fragments.cuh — operand A of tf32/wgmma_gemm.cu in registers (A_IN_REGISTERS = 1):
+// the raw float32 tile that TMA copied from the caller's memory is read into wgmma's
+// register fragments and rounded (tf32) or split (tf32x3) there, so A needs no pre-pass and,
+// read from registers, no K-major layout (kernel-design.md section 2, the "RS" case).
+//
+// Not self-standing: wgmma_gemm.cu includes it after its constants.
+//
+// Raw A tile of one stage, 128-byte swizzled rows of 32 floats (what a TMA box with
+// CU_TENSOR_MAP_SWIZZLE_128B writes; atoms of 8 rows x 128 bytes, 1024-byte aligned):
+//   A_MN_MAJOR = 0 (A stored M x K): [BLOCK_K / 32][BLOCK_M rows (m)][32 k]
+//   A_MN_MAJOR = 1 (A stored K x M): [BLOCK_M / 32][BLOCK_K rows (k)][32 m]
+// In a swizzled row r, float c sits in 16-byte chunk (c / 4) ^ (r % 8).
+#pragma once
+
+#include "common/smem.cuh"
+
+// Shared address of A(m, k) (m < BLOCK_M, k < BLOCK_K) in the raw tile at `tile`.
+__device__ __forceinline__ unsigned raw_a_addr(unsigned tile, int m, int k) {
+  const int sub = A_MN_MAJOR ? m / 32 : k / 32;           // which 32-float box
+  const int row = A_MN_MAJOR ? k : m;                     // swizzled row inside the box
+  const int col = A_MN_MAJOR ? m % 32 : k % 32;           // float inside the row
+  const int rows_per_box = A_MN_MAJOR ? BLOCK_K : BLOCK_M;
+  const int chunk = (col / 4) ^ (row % 8);
+  return tile + (sub * rows_per_box + row) * 128 + chunk * 16 + (col % 4) * 4;
+}
+
+// A fragments of FRAG_STEPS k8 steps: big (tf32: the rounded value) and, for tf32x3, small.
+constexpr int FRAG_STEPS = TF32X3 ? ACC_STEPS : K_STEPS;
+struct AFragments {
+  float big[FRAG_STEPS][4];
+  float small[TF32X3 ? FRAG_STEPS : 1][4];
+  bool nonfinite;  // this thread saw inf or NaN (tf32x3: the NaN rule may be needed)
+};
+
+// The value the tensor cores get for x: rna(x) (A_ROUND = 1), or x with its low 13 bits
+// dropped (A_ROUND = 0, what the hardware reads from a raw float, but NaN-safe).
+__device__ __forceinline__ Tf32Pair split_a(float x) {
+  if constexpr (TF32X3) return tf32_split<A_ROUND != 0>(x);
+  return {A_ROUND ? tf32_round(x) : tf32_truncate(x), 0.0f};
+}
+
+// Loads k8 steps first .. first + FRAG_STEPS - 1 of `group` (step g in stage g / K_STEPS) for
+// the warpgroup's rows wg_row0 .. wg_row0 + 63 (fragment layout: common/wgmma.cuh, RS).
+__device__ __forceinline__ void load_a_fragments(AFragments& f, const StageGroup& group, int first, int wg_row0) {
+  const int lane = threadIdx.x % 32;
+  const int m = wg_row0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;  // rows m and m + 8
+  f.nonfinite = false;
+#pragma unroll
+  for (int i = 0; i < FRAG_STEPS; ++i) {
+    const int g = first + i;
+    const unsigned tile = group.addr[g / K_STEPS];  // the raw A tile opens the stage
+    const int k = (g % K_STEPS) * 8 + lane % 4;     // columns k and k + 4
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const float x = lds_f32(raw_a_addr(tile, m + 8 * (r % 2), k + 4 * (r / 2)));
+      const Tf32Pair p = split_a(x);
+      f.big[i][r] = p.big;
+      if constexpr (TF32X3) f.small[i][r] = p.small;
+      f.nonfinite |= !isfinite(x);
+    }
+  }
+  // Every fragment is final here, before the wgmma.fence that follows.
+#pragma unroll
+  for (int i = 0; i < FRAG_STEPS; ++i) {
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      wgmma_fence_operand(f.big[i][r]);
+      if constexpr (TF32X3) wgmma_fence_operand(f.small[i][r]);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+// Every config of the tf32x3 and tf32 representative samples, launched directly (not through
+// the serving policy) for every op combination, on shapes with partial tiles, with signed,
+// wide-exponent and Inf/NaN-planted data, against float64 and the mode's contract (the NaN/Inf
+// pattern must match float64's). This is where the layouts of A in registers (K-major and
+// MN-major, swapped or not, rounded or truncated) are exercised whatever the tuner picks.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "codegen/candidate_space.hpp"
+#include "codegen/wgmma_candidates.hpp"
+#include "exec/gemm_launch.hpp"
+#include "gpu_fixture.hpp"
+#include "launch/kernel_cache.hpp"
+#include "problem/problem_key.hpp"
+
+namespace jitgemm::testing {
+namespace {
+
+class WgmmaConfigSweep : public ::testing::TestWithParam<Precision> {};
+
+TEST_P(WgmmaConfigSweep, SampleConfigsAllOpsPartialTilesSpecialValues) {
+  JITGEMM_REQUIRE_GPU();
+  GpuEnvironment& env = gpu();
+  KernelCache kernels(env.compiler(), TemplateStore::active());
+  GemmLauncher launcher(env.compiler(), TemplateStore::active(), env.info().sm_count);
+  int cases = 0, in_registers = 0;
+  for (int ops = 0; ops < 4; ++ops)
+    for (int shape = 0; shape < 2; ++shape)
+      for (bool padded : {false, true}) {
+        GemmProblem p;
+        p.precision = GetParam();
+        std::tie(p.m, p.n, p.k) = shape == 0 ? std::tuple{1000, 777, 1000} : std::tuple{257, 1537, 300};
+        p.trans_a = (ops & 1) ? Op::T : Op::N;
+        p.trans_b = (ops & 2) ? Op::T : Op::N;
+        if (padded) {  // aligned rows with a gap (TMA can still read A and B in place)
+          p.lda = (p.effective_lda() + 3) / 4 * 4 + 4;
+          p.ldb = (p.effective_ldb() + 3) / 4 * 4 + 4;
+          p.ldc = p.effective_ldc() + 3;
+        } else {       // tight: lda/ldb of 1000, 777, 257, ... (odd widths cannot be read in place)
+          p.lda = p.effective_lda(), p.ldb = p.effective_ldb();
+        }
+        p.alpha = -0.5f;
+        p.beta = padded ? 0.25f : 0.0f;
+        const ProblemKey key = make_problem_key(p);
+        const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
+        for (const KernelConfig& config : representative_sample(key)) {
+          if (!wgmma_runs_in_place(config, key)) continue;  // the launcher refuses it
+          const LoadedKernel& kernel = kernels.get(config, spec);
+          cuda::DeviceBuffer workspace(std::max<size_t>(4, launcher.workspace_bytes(config, p)));
+          for (RandomKind kind : {RandomKind::SignedNormal, RandomKind::WideExponent, RandomKind::WithSpecials}) {
+            ++cases;
+            in_registers += config.a_in_registers;
+            const CaseResult r =
+                env.run_case(p, 700 + cases, kind, [&](const float* a, const float* b, float* c) {
+                  launcher.launch(kernel.function, config, p, reinterpret_cast<CUdeviceptr>(a),
+                                  reinterpret_cast<CUdeviceptr>(b), reinterpret_cast<CUdeviceptr>(c),
+                                  workspace.get(), env.stream());
+                });
+            EXPECT_TRUE(r.ours.passes(r.tolerance))
+                << fmt::format("{} on {} ({}), kind {}: error {:.3g} (cuBLAS {:.3g}, tolerance {:.3g}), {} unwritten, "
+                               "{} NaN/Inf mismatches",
+                               config.name(), p.to_string(), spec.suffix(), static_cast<int>(kind), r.ours.rel_error,
+                               r.cublas_error, r.tolerance, r.ours.unwritten, r.ours.mismatched);
+          }
+        }
+      }
+  std::printf("[ info ] %s: %d config x problem x data cases, %d with A in registers\n",
+              std::string(to_string(GetParam())).c_str(), cases, in_registers);
+  EXPECT_GE(cases, 200);
+  EXPECT_GE(in_registers, 60);
+}
+
+INSTANTIATE_TEST_SUITE_P(BothModes, WgmmaConfigSweep, ::testing::Values(Precision::TF32x3, Precision::TF32),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
+
+}  // namespace
+}  // namespace jitgemm::testing
