@@ -152,7 +152,8 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   const CUdeviceptr a_small = planes == 2 ? a_big + sizeof(float) * kernel_a.rows * ldp : a_big;
   const CUdeviceptr b_big = rs ? a_big : a_big + sizeof(float) * planes * kernel_a.rows * ldp;
   const CUdeviceptr b_small = planes == 2 ? b_big + sizeof(float) * kernel_b.rows * ldp : b_big;
-  JITGEMM_CU(cuda::driver().cuMemsetD32Async(flag, 0, 1, stream), "non-finite flag");
+  // Only tf32x3 reads the flag (the NaN rule); tf32 saves the memset's gap in the stream.
+  if (planes == 2) JITGEMM_CU(cuda::driver().cuMemsetD32Async(flag, 0, 1, stream), "non-finite flag");
 
   // Pre-pass: an operand as `rows` rows of K, K-major, rounded or split.
   auto split = [&](const Operand& src, CUdeviceptr big, CUdeviceptr small) {
@@ -191,9 +192,11 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   int m = static_cast<int>(kernel_a.rows), n = static_cast<int>(kernel_b.rows), k = static_cast<int>(p.k);
   float alpha = p.alpha, beta = p.beta;
   void* args[] = {&maps[0], &maps[1], &maps[2], &maps[3], &c, &ldc, &m, &n, &k, &alpha, &beta, &flag};
+  // The main kernel's launch and prologue overlap the pre-pass's last CTAs (it waits on
+  // griddepcontrol.wait before reading the planes or the flag).
   const LaunchGeometry g = launch_geometry(config, m, n, p.k, sm_count_);
-  cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
-               args);
+  cuda::launch_dependent(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1},
+                         static_cast<unsigned>(g.smem_bytes), stream, args);
 }
 
 }  // namespace jitgemm
