@@ -17,7 +17,6 @@
 //
 // Launch: grid (ceil(ld_dst / TILE_K), ceil(R / TILE_R)), THREADS threads, no dynamic
 // shared memory. ld_dst % 4 == 0 and 16-byte aligned planes (the main kernel's TMA needs both).
-#include "common/grid_dependency.cuh"
 #include "common/tf32_split.cuh"
 
 #ifndef KERNEL_NAME
@@ -134,7 +133,6 @@ __device__ __forceinline__ bool split_transposed(const float* src, long long ld_
 extern "C" __global__ void __launch_bounds__(THREADS)
 KERNEL_NAME(const float* __restrict__ src, long long ld_src, int R, int K, float* __restrict__ big,
             float* __restrict__ small, long long ld_dst, unsigned* __restrict__ nonfinite) {
-  griddepcontrol_launch_dependents();  // the main kernel may start its prologue meanwhile
   const int r0 = blockIdx.y * TILE_R;
   const int k0 = blockIdx.x * TILE_K;
   const bool found = TRANSPOSE ? split_transposed(src, ld_src, R, K, big, small, ld_dst, r0, k0)

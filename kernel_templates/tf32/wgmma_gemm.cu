@@ -26,7 +26,6 @@
 //
 // The generator prepends a prologue of constants; the defaults below are used only when
 // this file is compiled on its own (kernel development).
-#include "common/grid_dependency.cuh"
 #include "common/mbarrier.cuh"
 #include "common/tma.cuh"
 #include "common/tf32_split.cuh"
@@ -298,7 +297,6 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
     mbarrier_fence_init();
     for (int p = 0; p < PLANES; ++p) tma_prefetch_map(maps.a[p]), tma_prefetch_map(maps.b[p]);
   }
-  griddepcontrol_wait();  // launched as a dependent of the pre-pass: its planes and flag are ready
   __syncthreads();
 
   const int wg = threadIdx.x / 128;

@@ -65,13 +65,6 @@ class Module {
 // CudaError naming the kernel, grid, block and shared memory.
 void launch(const Function& function, Dim3 grid, Dim3 block, unsigned smem_bytes, CUstream stream, void** args);
 
-// The same through cuLaunchKernelEx with programmatic stream serialization (programmatic
-// dependent launch): the kernel may start while the previous kernel in the stream is still
-// running, once every CTA of that kernel has executed griddepcontrol.launch_dependents (or
-// exited); it must execute griddepcontrol.wait before it reads what that kernel wrote.
-void launch_dependent(const Function& function, Dim3 grid, Dim3 block, unsigned smem_bytes, CUstream stream,
-                      void** args);
-
 // cuFuncGetAttribute, e.g. CU_FUNC_ATTRIBUTE_NUM_REGS. Throws CudaError.
 int function_attribute(const Function& function, CUfunction_attribute attribute);
 

@@ -192,11 +192,9 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   int m = static_cast<int>(kernel_a.rows), n = static_cast<int>(kernel_b.rows), k = static_cast<int>(p.k);
   float alpha = p.alpha, beta = p.beta;
   void* args[] = {&maps[0], &maps[1], &maps[2], &maps[3], &c, &ldc, &m, &n, &k, &alpha, &beta, &flag};
-  // The main kernel's launch and prologue overlap the pre-pass's last CTAs (it waits on
-  // griddepcontrol.wait before reading the planes or the flag).
   const LaunchGeometry g = launch_geometry(config, m, n, p.k, sm_count_);
-  cuda::launch_dependent(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1},
-                         static_cast<unsigned>(g.smem_bytes), stream, args);
+  cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
+               args);
 }
 
 }  // namespace jitgemm
