@@ -148,7 +148,7 @@ int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler
     TuneSettings settings;
     settings.jobs = o.jobs;
     settings.timing_runs = std::max(20, o.runs);
-    if (o.sample) settings.candidates = representative_sample(make_problem_key(np.problem));
+    if (o.sample) settings.candidates = tuning_sample(make_problem_key(np.problem));
     const TuneResult result = tune_problem(np.problem, info, compiler, TemplateStore::active(), settings,
                                            [&](const TuneProgress& p) { draw_progress(np.id, p); });
     int ok = 0;
@@ -181,7 +181,7 @@ int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems
   int unusable = 0, total = 0;
   for (const auto& np : problems) {
     const ProblemKey key = make_problem_key(np.problem);
-    const auto configs = o.sample ? representative_sample(key) : candidate_space(key);
+    const auto configs = o.sample ? tuning_sample(key) : tuning_candidates(key);
     const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
     const auto compiled = compile_candidates(configs, spec, compiler, TemplateStore::active(), o.jobs,
                                              [&](size_t done, size_t count, const CompiledCandidate& c) {

@@ -4,7 +4,7 @@
 //   TRANS_A = 0: A stored M x K, (m,k) at A[m*lda + k]   TRANS_A = 1: K x M, at A[k*lda + m]
 //   TRANS_B = 0: B stored K x N, (k,n) at B[k*ldb + n]   TRANS_B = 1: N x K, at B[n*ldb + k]
 //
-// One CTA computes a BLOCK_M x BLOCK_N tile of C (CTAs ordered by tile_coord). Per K slice
+// One CTA computes a BLOCK_M x BLOCK_N tile of C (CTAs in grouped_tile_coord order). Per K slice
 // of BLOCK_K:
 //   LoaderA / LoaderB   global -> shared with cp.async, both tiles stored K-outer
 //                       (As[k][m], Bs[k][n]); a transpose happens on the way in
@@ -15,6 +15,7 @@
 // this file is compiled on its own (kernel development).
 #include "common/address.cuh"
 #include "common/cp_async.cuh"
+#include "common/tile_order.cuh"
 
 #ifndef KERNEL_NAME
 #define KERNEL_NAME simt_gemm_fp32
@@ -236,24 +237,6 @@ __device__ __forceinline__ void store_tile(float* C, long long ldc, int M, int N
   }
 }
 
-// ---- CTA -> tile ----------------------------------------------------------------------
-// Grouped order for L2 reuse: CTAs are taken RASTER_GROUP tile rows at a time, walking down
-// the rows of a group before moving one tile column right, so the CTAs resident together
-// share a few panels of A and B.
-struct TileCoord {
-  int m0, n0;  // first row and column of this CTA's C tile
-};
-
-__device__ __forceinline__ TileCoord tile_coord(int M, int N) {
-  const int tiles_m = (M + BLOCK_M - 1) / BLOCK_M;
-  const int tiles_n = (N + BLOCK_N - 1) / BLOCK_N;
-  const int per_group = RASTER_GROUP * tiles_n;             // CTAs in a full group
-  const int first_row = (blockIdx.x / per_group) * RASTER_GROUP;
-  const int rows = min(tiles_m - first_row, RASTER_GROUP);  // the last group may be shorter
-  const int in_group = blockIdx.x % per_group;
-  return {(first_row + in_group % rows) * BLOCK_M, (in_group / rows) * BLOCK_N};
-}
-
 // ---- the kernel -------------------------------------------------------------------------
 // Grid: ceil(M/BLOCK_M) * ceil(N/BLOCK_N) CTAs along x, split-K slices along y, THREADS
 // threads, SMEM_TOTAL bytes of dynamic shared memory.
@@ -281,7 +264,7 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
     K = min(K - k_begin, k_chunk);                      // may be 0: the slice is then zeros
   }
 
-  const TileCoord tile = tile_coord(M, N);
+  const TileCoord tile = grouped_tile_coord<BLOCK_M, BLOCK_N, RASTER_GROUP>(blockIdx.x, M, N);
   const LoaderA load_a(A, lda, tile.m0, M);
   const LoaderB load_b(B, ldb, tile.n0, N);
   const bool interior = tile.m0 + BLOCK_M <= M && tile.n0 + BLOCK_N <= N;

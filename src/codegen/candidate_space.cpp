@@ -7,6 +7,7 @@
 #include <bit>
 #include <climits>
 
+#include "codegen/mma_sync_candidates.hpp"
 #include "codegen/wgmma_candidates.hpp"
 #include "jitgemm/error.hpp"
 
@@ -87,12 +88,14 @@ std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile
 
 size_t shared_memory_bytes(const KernelConfig& c) {
   if (is_wgmma(c.family)) return wgmma_shared_memory_bytes(c);
+  if (is_mma_sync(c.family)) return mma_shared_memory_bytes(c);
   const size_t floats_per_stage = static_cast<size_t>(c.block_k) * (smem_stride(c.block_m) + smem_stride(c.block_n));
   return static_cast<size_t>(c.stages) * floats_per_stage * sizeof(float);
 }
 
 int estimated_registers(const KernelConfig& c) {
   if (is_wgmma(c.family)) return wgmma_consumer_registers(c);
+  if (is_mma_sync(c.family)) return mma_estimated_registers(c);
   return c.thread_m * c.thread_n + 2 * (c.thread_m + c.thread_n) + kRegisterAllowance;
 }
 
@@ -102,6 +105,7 @@ bool statically_valid(const KernelConfig& c, const StaticLimits& limits, std::st
     return false;
   };
   if (is_wgmma(c.family)) return wgmma_statically_valid(c, limits, why);
+  if (is_mma_sync(c.family)) return mma_statically_valid(c, limits, why);
   if (c.family != KernelFamily::SimtFp32) return reject(fmt::format("unknown family {}", to_string(c.family)));
   const KernelConfig defaults;
   if (c.consumers != defaults.consumers || c.acc_block_k != defaults.acc_block_k ||
@@ -206,6 +210,28 @@ KernelConfig default_config(const ProblemKey& key) {
   KernelConfig chosen = fits(layout) ? layout : fits(mid) ? mid : simt(64, 64, 8, 2, 2, 4, 8, 3);
   chosen.split_k = default_split_k(key, chosen);
   return chosen;
+}
+
+std::vector<KernelConfig> tuning_candidates(const ProblemKey& key, const StaticLimits& limits) {
+  std::vector<KernelConfig> out = candidate_space(key, limits);
+  if (key.precision != Precision::FP32 && !tensor_cores_pay(key))
+    for (const KernelConfig& c : mma_candidate_space(key, limits)) out.push_back(c);
+  return out;
+}
+
+std::vector<KernelConfig> tuning_sample(const ProblemKey& key) {
+  std::vector<KernelConfig> out = representative_sample(key);
+  if (key.precision != Precision::FP32 && !tensor_cores_pay(key))
+    for (KernelConfig c : mma_representative_sample(key)) {
+      c.split_k = default_split_k(key, c);  // the sample's tiles with the split that keeps the contract
+      out.push_back(c);
+    }
+  return out;
+}
+
+KernelConfig untuned_config(const ProblemKey& key) {
+  if (key.precision == Precision::FP32 || tensor_cores_pay(key)) return default_config(key);
+  return mma_default_config(key);
 }
 
 LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n, int64_t k, int sm_count) {

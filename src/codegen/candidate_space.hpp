@@ -25,7 +25,8 @@ struct StaticLimits {
 };
 
 // Dynamic shared memory of one CTA. wgmma families: wgmma_shared_memory_bytes
-// (wgmma_candidates.hpp). SIMT: STAGES x (As[BLOCK_K][BLOCK_M + pad] + Bs[BLOCK_K][BLOCK_N + pad])
+// (wgmma_candidates.hpp); mma.sync families: mma_shared_memory_bytes (mma_sync_candidates.hpp).
+// SIMT: STAGES x (As[BLOCK_K][BLOCK_M + pad] + Bs[BLOCK_K][BLOCK_N + pad])
 // floats, the pad making each row stride 4 (mod 32) floats. The template checks it agrees.
 size_t shared_memory_bytes(const KernelConfig& config);
 
@@ -35,12 +36,14 @@ size_t shared_memory_bytes(const KernelConfig& config);
 // 8x8 tiles use 123..162 (estimate 136), 8x16 199..250 (estimate 216). The kernel is compiled
 // without a register cap (__launch_bounds__(THREADS) only): capping 8x8 tiles at 128 to force
 // two 256-thread CTAs per SM spilled some configs and made most slower on an H200.
-// wgmma families: the consumer registers of wgmma_consumer_registers.
+// wgmma families: the consumer registers of wgmma_consumer_registers; mma.sync families:
+// mma_estimated_registers.
 int estimated_registers(const KernelConfig& config);
 
 // True when the template accepts the config and it fits the limits; otherwise `why` (if not
 // null) says which rule it breaks, e.g. "shared memory 240 KiB exceeds 227 KiB". wgmma
-// families: wgmma_statically_valid. A SIMT config must keep the wgmma fields at their defaults.
+// families: wgmma_statically_valid; mma.sync families: mma_statically_valid. A SIMT config
+// must keep the wgmma fields at their defaults.
 bool statically_valid(const KernelConfig& config, const StaticLimits& limits, std::string* why);
 
 // The configs worth timing for a problem (fp32 SIMT family):
@@ -78,12 +81,24 @@ std::vector<KernelConfig> representative_sample(const ProblemKey& key);
 //   256 for K > 4096. See wgmma_default_config.
 KernelConfig default_config(const ProblemKey& key);
 
-// Tensor cores pay, and the untuned tensor-core kernels keep their contracts, on products
+// The wgmma tensor-core kernels pay, and their untuned configs keep the contracts, on products
 // that fill the tiles: at least 128 x 128 outputs and 128 <= K <= 8192 (longer K needs the
 // two-level sums that only a tuned record picks). Smaller, skinny or longer tf32x3 / tf32
-// products run the fp32 kernel untuned, and the tuner adds the fp32 candidates for them:
-// it meets both modes' contracts (it is as accurate as cuBLAS SGEMM).
+// products run the mma.sync kernel of their mode untuned (untuned_config), split-K as the
+// fp32 kernel, and the tuner adds the mma.sync candidates for them (tuning_candidates).
 bool tensor_cores_pay(const ProblemKey& key);
+
+// Everything the tuner compiles and times for a problem: candidate_space(key), plus, for a
+// tf32x3 / tf32 problem where !tensor_cores_pay(key), the mma.sync family of its mode
+// (mma_candidate_space in mma_sync_candidates.hpp). No fp32 SIMT candidates in those modes.
+std::vector<KernelConfig> tuning_candidates(const ProblemKey& key, const StaticLimits& limits = {});
+// The CI-sized version (jitgemm-tune --sample): representative_sample(key), plus, where the
+// mma.sync family is added above, mma_representative_sample(key) with the default split-K.
+std::vector<KernelConfig> tuning_sample(const ProblemKey& key);
+// The kernel that serves an untuned problem (the selector's default rule): default_config(key),
+// except mma_default_config(key) (mma_sync_candidates.hpp) for tf32x3 / tf32 problems where
+// !tensor_cores_pay(key). Always a member of tuning_candidates(key).
+KernelConfig untuned_config(const ProblemKey& key);
 
 // Split-K keeps the fp32 contract (reference-problems.md) where cuBLAS splits K: each slice
 // sums a short run of K in FP32, the slices are added in double (split_k_reduce.cu). Rule:
@@ -99,7 +114,7 @@ std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile
 
 // How a config is launched on an M x N x K problem: a 1-D grid of
 // ceil(M/block_m) * ceil(N/block_n) CTAs (grid_y = split_k), threads() threads,
-// shared_memory_bytes(). wgmma families: min(sm_count, tiles) persistent CTAs, grid_y = 1.
+// shared_memory_bytes() (SIMT and mma.sync families). wgmma families: min(sm_count, tiles) persistent CTAs, grid_y = 1.
 // Throws InvalidArgument when M, N or K is outside 1..2^31-1 or the grid is too large.
 struct LaunchGeometry {
   unsigned grid_x = 1, grid_y = 1, grid_z = 1;

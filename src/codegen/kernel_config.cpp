@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cstdint>
 #include <functional>
 
 #include "jitgemm/error.hpp"
@@ -33,15 +34,19 @@ std::string_view to_string(KernelFamily f) noexcept {
     case KernelFamily::SimtFp32: return "simt_fp32";
     case KernelFamily::WgmmaTf32x3: return "wgmma_tf32x3";
     case KernelFamily::WgmmaTf32: return "wgmma_tf32";
+    case KernelFamily::MmaTf32x3: return "mma_tf32x3";
+    case KernelFamily::MmaTf32: return "mma_tf32";
   }
   return "?";
 }
 
 KernelFamily parse_kernel_family(std::string_view text, std::string_view what) {
-  for (KernelFamily f : {KernelFamily::SimtFp32, KernelFamily::WgmmaTf32x3, KernelFamily::WgmmaTf32})
+  for (KernelFamily f : kKernelFamilies)
     if (text == to_string(f)) return f;
   throw InvalidArgument(fmt::format(
-      "{}: '{}' is not a kernel family (known: 'simt_fp32', 'wgmma_tf32x3', 'wgmma_tf32')", what, text));
+      "{}: '{}' is not a kernel family (known: 'simt_fp32', 'wgmma_tf32x3', 'wgmma_tf32', 'mma_tf32x3', "
+      "'mma_tf32')",
+      what, text));
 }
 
 std::string KernelConfig::name() const {
@@ -49,6 +54,9 @@ std::string KernelConfig::name() const {
     return fmt::format("{}_{}x{}x{}_c{}_s{}_a{}_b{}_m{}_g{}{}{}", to_string(family), block_m, block_n, block_k,
                        consumers, stages, acc_block_k, acc_buffers, sum_blocks, raster_group,
                        a_in_registers == 0 ? "" : a_round != 0 ? "_rs" : "_rst", swap_ab != 0 ? "_swap" : "");
+  if (is_mma_sync(family))
+    return fmt::format("{}_{}x{}x{}_w{}x{}_s{}_a{}_k{}_g{}", to_string(family), block_m, block_n, block_k, warps_m,
+                       warps_n, stages, acc_block_k, split_k, raster_group);
   return fmt::format("{}_{}x{}x{}_w{}x{}_t{}x{}_s{}_k{}_g{}", to_string(family), block_m, block_n, block_k, warps_m,
                      warps_n, thread_m, thread_n, stages, split_k, raster_group);
 }
@@ -57,6 +65,7 @@ KernelConfig KernelConfig::parse(std::string_view name) {
   // simt:  <family>_<bm>x<bn>x<bk>_w<wm>x<wn>_t<tm>x<tn>_s<stages>_k<split_k>_g<raster_group>
   // wgmma: <family>_<bm>x<bn>x<bk>_c<consumers>_s<stages>_a<acc_block_k>_b<acc_buffers>_m<sum_blocks>_g<group>
   //        [_rs | _rst][_swap]
+  // mma:   <family>_<bm>x<bn>x<bk>_w<wm>x<wn>_s<stages>_a<acc_block_k>_k<split_k>_g<group>
   // The family itself contains '_', so it is split off at the first "_<digit>". Fields a
   // family does not name keep their defaults.
   size_t family_end = std::string_view::npos;
@@ -71,7 +80,9 @@ KernelConfig KernelConfig::parse(std::string_view name) {
         "kernel config name '{}': {} (expected <family>_<bm>x<bn>x<bk>_w<wm>x<wn>_t<tm>x<tn>_s<stages>_k<split>_g<group>, "
         "e.g. simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8, or for wgmma families "
         "<family>_<bm>x<bn>x<bk>_c<consumers>_s<stages>_a<acc_block_k>_b<acc_buffers>_m<sum_blocks>_g<group>, "
-        "e.g. wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8)",
+        "e.g. wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8, or for mma families "
+        "<family>_<bm>x<bn>x<bk>_w<wm>x<wn>_s<stages>_a<acc_block_k>_k<split>_g<group>, "
+        "e.g. mma_tf32x3_128x128x32_w2x4_s3_a32_k1_g8)",
         name, why));
   };
   if (family_end == std::string_view::npos) throw fail("no tile sizes after the family");
@@ -91,6 +102,11 @@ KernelConfig KernelConfig::parse(std::string_view name) {
     }
     if (ok && take(rest, "_swap")) c.swap_ab = 1;
     ok = ok && rest.empty();
+  } else if (is_mma_sync(c.family)) {
+    ok = ok && take(rest, "_w") && take_int(rest, c.warps_m) && take(rest, "x") && take_int(rest, c.warps_n) &&
+         take(rest, "_s") && take_int(rest, c.stages) && take(rest, "_a") && take_int(rest, c.acc_block_k, 0) &&
+         take(rest, "_k") && take_int(rest, c.split_k) && take(rest, "_g") && take_int(rest, c.raster_group) &&
+         rest.empty();
   } else {
     ok = ok && take(rest, "_w") && take_int(rest, c.warps_m) && take(rest, "x") && take_int(rest, c.warps_n) &&
          take(rest, "_t") && take_int(rest, c.thread_m) && take(rest, "x") && take_int(rest, c.thread_n) &&
@@ -106,13 +122,20 @@ std::string KernelSpecialization::suffix() const {
 }
 
 size_t KernelConfigHash::operator()(const KernelConfig& c) const noexcept {
-  // boost-style combine over every field; configs are few, collisions only cost a probe.
-  size_t h = std::hash<int>{}(static_cast<int>(c.family));
+  // Every field folded in through the splitmix64 finalizer (std::hash<int> is the identity,
+  // and a plain shift-xor combine of small integers collided within one candidate space).
+  auto mix = [](uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  uint64_t h = mix(static_cast<uint64_t>(c.family));
   for (int v : {c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n, c.thread_m, c.thread_n, c.stages, c.split_k,
                 c.raster_group, c.consumers, c.acc_block_k, c.acc_buffers, c.sum_blocks, c.a_in_registers, c.a_round,
                 c.swap_ab})
-    h ^= std::hash<int>{}(v) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h;
+    h = mix(h ^ static_cast<uint32_t>(v));
+  return static_cast<size_t>(h);
 }
 
 }  // namespace jitgemm

@@ -15,10 +15,32 @@ namespace jitgemm {
 //   WgmmaTf32x3  tf32/wgmma_gemm.cu with TF32X3 = 1: three TF32 products, float32 accuracy
 //                ("wgmma_tf32x3"); operands come K-major from tf32/split_operand.cu
 //   WgmmaTf32    the same template with TF32X3 = 0: one TF32 product ("wgmma_tf32")
-enum class KernelFamily { SimtFp32, WgmmaTf32x3, WgmmaTf32 };
+//   MmaTf32x3    tf32/mma_sync_gemm.cu with TF32X3 = 1: warp-level mma.sync.m16n8k8, three TF32
+//                products, operands read in place with cp.async ("mma_tf32x3"); any layout
+//   MmaTf32      the same template with TF32X3 = 0: one TF32 product ("mma_tf32")
+enum class KernelFamily { SimtFp32, WgmmaTf32x3, WgmmaTf32, MmaTf32x3, MmaTf32 };
 
-// True for the tensor-core (wgmma) families.
-constexpr bool is_wgmma(KernelFamily f) noexcept { return f != KernelFamily::SimtFp32; }
+inline constexpr KernelFamily kKernelFamilies[] = {KernelFamily::SimtFp32, KernelFamily::WgmmaTf32x3,
+                                                   KernelFamily::WgmmaTf32, KernelFamily::MmaTf32x3,
+                                                   KernelFamily::MmaTf32};
+
+// The persistent TMA + wgmma families (tf32/wgmma_gemm.cu, fed by the split_operand pre-pass).
+constexpr bool is_wgmma(KernelFamily f) noexcept {
+  return f == KernelFamily::WgmmaTf32x3 || f == KernelFamily::WgmmaTf32;
+}
+// The cp.async + mma.sync families (tf32/mma_sync_gemm.cu): launched like SIMT (one CTA per
+// tile, split-K along gridDim.y), reading the operands in place.
+constexpr bool is_mma_sync(KernelFamily f) noexcept {
+  return f == KernelFamily::MmaTf32x3 || f == KernelFamily::MmaTf32;
+}
+// Any family that multiplies on tensor cores (tf32x3 or tf32 mode).
+constexpr bool is_tensor_core(KernelFamily f) noexcept { return is_wgmma(f) || is_mma_sync(f); }
+// The precision mode a family computes.
+constexpr Precision precision_of(KernelFamily f) noexcept {
+  return f == KernelFamily::WgmmaTf32x3 || f == KernelFamily::MmaTf32x3 ? Precision::TF32x3
+         : f == KernelFamily::WgmmaTf32 || f == KernelFamily::MmaTf32   ? Precision::TF32
+                                                                          : Precision::FP32;
+}
 
 std::string_view to_string(KernelFamily f) noexcept;
 KernelFamily parse_kernel_family(std::string_view text, std::string_view what = "family");
@@ -28,6 +50,8 @@ KernelFamily parse_kernel_family(std::string_view text, std::string_view what = 
 //   simt_fp32:   block_m/n/k, warps_m/n, thread_m/n, stages, split_k, raster_group
 //   wgmma_tf32*: block_m/n/k, stages, consumers, acc_block_k, acc_buffers, sum_blocks,
 //                raster_group, a_in_registers, a_round, swap_ab (tf32/wgmma_gemm.cu explains each)
+//   mma_tf32*:   block_m/n/k, warps_m/n, stages, acc_block_k, split_k, raster_group
+//                (tf32/mma_sync_gemm.cu)
 struct KernelConfig {
   KernelFamily family = KernelFamily::SimtFp32;
   int block_m = 128;    // C tile rows per CTA
@@ -42,20 +66,24 @@ struct KernelConfig {
   int raster_group = 8; // CTA rows per group in the grouped launch order (L2 reuse)
   // wgmma families only:
   int consumers = 2;    // consumer warpgroups, 64 rows of C each (block_m = 64 * consumers)
+  // wgmma and mma.sync families:
   int acc_block_k = 32; // K per FP32-added accumulation block (tf32: 0 = none)
+  // wgmma families only:
   int acc_buffers = 1;  // tf32x3 block accumulators (2: the next block runs during the add)
   int sum_blocks = 0;   // tf32x3 blocks per mid-level sum (0: one-level running sum)
   int a_in_registers = 0;  // 1: the kernel's A is read raw and rounded/split in registers (RS)
   int a_round = 1;         // RS: 1: A's big part rounded (rna); 0: truncated (the raw tensor-core read)
   int swap_ab = 0;         // RS: 1: the kernel computes C^T = op(B)^T op(A)^T (op(B) in registers)
 
-  // SIMT: warps_m * warps_n * 32; wgmma: a producer warpgroup plus the consumers.
+  // SIMT and mma.sync: warps_m * warps_n * 32; wgmma: a producer warpgroup plus the consumers.
   int threads() const noexcept { return is_wgmma(family) ? 128 * (1 + consumers) : warps_m * warps_n * 32; }
   // Unique per config, usable in file names:
   //   simt_fp32:   "simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8"
   //   wgmma_tf32*: "wgmma_tf32x3_128x128x32_c2_s3_a32_b2_m0_g8" (c consumers, s stages,
   //                a acc_block_k, b acc_buffers, m sum_blocks, g raster_group), then "_rs"
   //                (A in registers, rounded) or "_rst" (truncated), then "_swap"
+  //   mma_tf32*:   "mma_tf32x3_128x128x32_w2x4_s3_a32_k1_g8" (w warps, s stages, a acc_block_k,
+  //                k split_k, g raster_group)
   std::string name() const;
   static KernelConfig parse(std::string_view name);  // inverse of name(); InvalidArgument
 

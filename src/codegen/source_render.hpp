@@ -5,6 +5,8 @@
 // wgmma families (tf32/wgmma_gemm.cu) get TF32X3, BLOCK_M/N/K, STAGES, CONSUMERS,
 // ACC_BLOCK_K, ACC_BUFFERS, SUM_BLOCKS, RASTER_GROUP, PRODUCER_REGS, CONSUMER_REGS and
 // SMEM_BYTES; their operands are prepared by the pre-pass of split_operand_render.hpp.
+// mma.sync families (tf32/mma_sync_gemm.cu) get TF32X3, BLOCK_M/N/K, WARPS_M/N, STAGES,
+// SPLIT_K, RASTER_GROUP, ACC_BLOCK_K, TRANS_A/B, VEC_A/B/C and SMEM_BYTES.
 //
 //   RenderedKernel k = render_kernel(config, KernelSpecialization{Op::T, Op::N, 4, 4, 4});
 //   compiler.compile(k.source, k.kernel_name, options);
@@ -28,7 +30,8 @@ struct RenderedKernel {
   std::string template_hash;  // hash_hex of the expanded template, without the prologue
 };
 
-// The template file of a family, e.g. "fp32/simt_gemm.cu", "tf32/wgmma_gemm.cu".
+// The template file of a family, e.g. "fp32/simt_gemm.cu", "tf32/wgmma_gemm.cu",
+// "tf32/mma_sync_gemm.cu".
 std::string_view template_path(KernelFamily family) noexcept;
 
 // Throws InvalidArgument when the config is not statically_valid (the message says why), a

@@ -127,16 +127,17 @@ int read_block_n(const json& j, KernelFamily family) {
 
 }  // namespace
 
-// consumers, acc_block_k, acc_buffers and sum_blocks belong to the wgmma families. Records
-// written before they existed (tuning_db/jitgemm_tuning.json, tests/fixtures/*.json) lack
-// them, so SIMT configs leave them out while they hold their defaults (fp32 records stay as
-// they were) and every wgmma config writes them.
+// consumers, acc_block_k, acc_buffers and sum_blocks belong to the tensor-core families
+// (acc_block_k to the mma.sync ones too). Records written before they existed
+// (tuning_db/jitgemm_tuning.json, tests/fixtures/*.json) lack them, so SIMT configs leave them
+// out while they hold their defaults (fp32 records stay as they were) and every wgmma and
+// mma.sync config writes them.
 void to_json(json& j, const KernelConfig& c) {
   j = json{{"family", to_string(c.family)}, {"block_m", c.block_m},   {"block_n", c.block_n},
            {"block_k", c.block_k},          {"warps_m", c.warps_m},   {"warps_n", c.warps_n},
            {"thread_m", c.thread_m},        {"thread_n", c.thread_n}, {"stages", c.stages},
            {"split_k", c.split_k},          {"raster_group", c.raster_group}};
-  if (is_wgmma(c.family) || !wgmma_fields_at_defaults(c)) {
+  if (is_tensor_core(c.family) || !wgmma_fields_at_defaults(c)) {
     j["consumers"] = c.consumers;
     j["acc_block_k"] = c.acc_block_k;
     j["acc_buffers"] = c.acc_buffers;

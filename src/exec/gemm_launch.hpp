@@ -1,8 +1,9 @@
 // How a compiled GEMM candidate runs on a problem: its launch geometry and the work around
 // the main kernel that its family needs. Shared by the tuner (which runs candidates) and
 // the Runtime (which serves them).
-//   simt_fp32, split_k > 1: partial products of K slices into the workspace, then
-//                           fp32/split_k_reduce.cu adds them in double, in a fixed order.
+//   simt_fp32, mma_tf32x3, mma_tf32, split_k > 1: partial products of K slices into the
+//                           workspace, then fp32/split_k_reduce.cu adds them in double, in a
+//                           fixed order (the mma.sync families launch exactly like SIMT).
 //   wgmma_tf32x3 / _tf32:   tf32/split_operand.cu writes op(A) and op(B) K-major as TF32
 //                           planes into the workspace, then the persistent wgmma kernel
 //                           reads them through TMA tensor maps. With A in registers only

@@ -15,13 +15,6 @@ bool close_enough(const ProblemKey& a, const ProblemKey& b) {
   return within(a.m, b.m) && within(a.n, b.n) && within(a.k, b.k);
 }
 
-KernelConfig untuned_config(const ProblemKey& key) {
-  if (key.precision == Precision::FP32 || tensor_cores_pay(key)) return default_config(key);
-  ProblemKey fp32 = key;
-  fp32.precision = Precision::FP32;
-  return default_config(fp32);
-}
-
 }  // namespace
 
 Selection select_kernel(const TuningDatabase& database, const DeviceKey& device, const ProblemKey& key,

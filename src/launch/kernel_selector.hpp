@@ -3,9 +3,9 @@
 //   2. nearest: the closest record of the same kind (precision, transposes, structure,
 //               fill) on this device, by |log2| distance of M, N, K, when it is within a
 //               factor of two in each; its tiles, with the K split re-derived for the shape
-//   3. default: codegen's default_config heuristic (documented in candidate_space.hpp);
-//               tf32x3 / tf32 products too small, skinny or long for the tensor-core
-//               kernel run the fp32 kernel, which meets their contracts
+//   3. default: codegen's untuned_config (documented in candidate_space.hpp): the
+//               default_config heuristic; tf32x3 / tf32 products too small, skinny or long
+//               for the wgmma kernels run the mma.sync kernel of their mode
 // Records whose environment (driver, NVRTC, template hash, jitgemm version) differs are
 // still served and counted as stale; re-tune with jitgemm-tune to refresh them.
 #pragma once

@@ -84,14 +84,17 @@ struct Runtime::Impl {
         launcher(compiler, templates, info.sm_count),
         database_path(first_non_empty(options.database_path, "JITGEMM_TUNING_DB", JITGEMM_SHIPPED_DB)),
         database(TuningDatabase::load(database_path)) {
-    for (Precision precision : {Precision::FP32, Precision::TF32x3, Precision::TF32}) {
-      GemmProblem probe;
-      probe.m = probe.n = probe.k = 4096;
-      probe.precision = precision;
-      const KernelConfig config = default_config(make_problem_key(probe));
-      environments[config.family] =
-          current_environment(info, render_kernel(config, KernelSpecialization{}, templates).template_hash);
-    }
+    // One untuned config of each family: a large product (SIMT, wgmma) and a small one
+    // (mma.sync) per precision.
+    for (Precision precision : {Precision::FP32, Precision::TF32x3, Precision::TF32})
+      for (int64_t size : {4096, 64}) {
+        GemmProblem probe;
+        probe.m = probe.n = probe.k = size;
+        probe.precision = precision;
+        const KernelConfig config = untuned_config(make_problem_key(probe));
+        environments[config.family] =
+            current_environment(info, render_kernel(config, KernelSpecialization{}, templates).template_hash);
+      }
   }
 
   void count(const Selection& s) {

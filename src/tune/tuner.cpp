@@ -76,14 +76,10 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
   result.problem = problem;
   result.key = make_problem_key(problem);
   const KernelSpecialization spec = specialization_of(result.key);
-  std::vector<KernelConfig> configs = settings.candidates.empty() ? candidate_space(result.key) : settings.candidates;
-  if (settings.candidates.empty() && problem.precision != Precision::FP32 && !tensor_cores_pay(result.key)) {
-    // Too small, skinny or long for the tensor-core kernels to pay untuned: the fp32 kernels
-    // compete too (they meet the tf32x3 and tf32 contracts).
-    ProblemKey fp32 = result.key;
-    fp32.precision = Precision::FP32;
-    for (const KernelConfig& c : candidate_space(fp32)) configs.push_back(c);
-  }
+  // tf32x3 / tf32 problems too small, skinny or long for the wgmma kernels to pay get the
+  // mma.sync family of their mode too (tuning_candidates).
+  std::vector<KernelConfig> configs =
+      settings.candidates.empty() ? tuning_candidates(result.key) : settings.candidates;
   auto report = [&](TuneProgress::Phase phase, size_t index, const std::string& name, size_t total = 0) {
     if (!progress) return;
     const auto* best = result.best();

@@ -43,44 +43,49 @@ class GpuEnvironment {
 
   // Fills fresh operands (padding NaN, C random or NaN when beta == 0), runs `run` on
   // them, and compares with float64 and the mode's cuBLAS baseline on the same inputs
-  // (SGEMM for fp32 and tf32x3, TF32 for tf32).
+  // (SGEMM for fp32 and tf32x3, TF32 for tf32). `base_offset` floats shift A, B and C from
+  // their (256-byte aligned) allocations: 1 gives bases that are only 4-byte aligned.
   CaseResult run_case(const GemmProblem& p, uint64_t seed, RandomKind kind,
-                      const std::function<void(const float* a, const float* b, float* c)>& run) {
+                      const std::function<void(const float* a, const float* b, float* c)>& run,
+                      int64_t base_offset = 0) {
     const int64_t ra = p.trans_a == Op::N ? p.m : p.k, ca = p.trans_a == Op::N ? p.k : p.m;
     const int64_t rb = p.trans_b == Op::N ? p.k : p.n, cb = p.trans_b == Op::N ? p.n : p.k;
     const int64_t lda = p.effective_lda(), ldb = p.effective_ldb(), ldc = p.effective_ldc();
-    cuda::DeviceBuffer a(4 * ra * lda), b(4 * rb * ldb), c0(4 * p.m * ldc), c(4 * p.m * ldc);
+    const int64_t off = base_offset;
+    cuda::DeviceBuffer a_mem(4 * (ra * lda + off)), b_mem(4 * (rb * ldb + off)), c0_mem(4 * (p.m * ldc + off)),
+        c_mem(4 * (p.m * ldc + off));
     cuda::DeviceBuffer a64(8 * ra * lda), b64(8 * rb * ldb), c64(8 * p.m * ldc), scratch(64);
+    const CUdeviceptr a = a_mem.get() + 4 * off, b = b_mem.get() + 4 * off, c0 = c0_mem.get() + 4 * off,
+                      c = c_mem.get() + 4 * off;
     CUstream s = stream();
-    support_.fill_random(a.get(), ra, ca, lda, seed, kind, false, NAN, s);
-    support_.fill_random(b.get(), rb, cb, ldb, seed * 31 + 1, kind, false, NAN, s);
+    support_.fill_random(a, ra, ca, lda, seed, kind, false, NAN, s);
+    support_.fill_random(b, rb, cb, ldb, seed * 31 + 1, kind, false, NAN, s);
     if (p.beta == 0.0f)
-      support_.fill_value(c0.get(), p.m * ldc, NAN, s);  // beta = 0 must ignore NaN in C
+      support_.fill_value(c0, p.m * ldc, NAN, s);  // beta = 0 must ignore NaN in C
     else
-      support_.fill_random(c0.get(), p.m, p.n, ldc, seed * 17 + 5, kind, false, NAN, s);
-    support_.widen_to_double(a.get(), a64.get(), ra * lda, s);
-    support_.widen_to_double(b.get(), b64.get(), rb * ldb, s);
-    support_.widen_to_double(c0.get(), c64.get(), p.m * ldc, s);
+      support_.fill_random(c0, p.m, p.n, ldc, seed * 17 + 5, kind, false, NAN, s);
+    support_.widen_to_double(a, a64.get(), ra * lda, s);
+    support_.widen_to_double(b, b64.get(), rb * ldb, s);
+    support_.widen_to_double(c0, c64.get(), p.m * ldc, s);
     cublas_dgemm(cublas_, p, a64.get(), b64.get(), c64.get(), s);
     auto copy_c0 = [&] {
-      JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(c.get(), c0.get(), c.size(), s), "C0 -> C");
+      JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(c, c0, 4 * static_cast<size_t>(p.m * ldc), s), "C0 -> C");
     };
     CaseResult result;
     copy_c0();
-    cublas_sgemm(cublas_, p, a.get(), b.get(), c.get(), s, cublas_baseline(p.precision));
+    cublas_sgemm(cublas_, p, a, b, c, s, cublas_baseline(p.precision));
     result.cublas_error = error(p, c, c64, scratch).rel_error;
     copy_c0();
-    run(reinterpret_cast<const float*>(a.get()), reinterpret_cast<const float*>(b.get()),
-        reinterpret_cast<float*>(c.get()));
+    run(reinterpret_cast<const float*>(a), reinterpret_cast<const float*>(b), reinterpret_cast<float*>(c));
     result.ours = error(p, c, c64, scratch);
     result.tolerance = error_tolerance(p.precision, result.cublas_error);
     return result;
   }
 
  private:
-  ErrorStats error(const GemmProblem& p, const cuda::DeviceBuffer& c, const cuda::DeviceBuffer& c64,
+  ErrorStats error(const GemmProblem& p, CUdeviceptr c, const cuda::DeviceBuffer& c64,
                    const cuda::DeviceBuffer& scratch) {
-    return support_.error_stats(c.get(), p.effective_ldc(), c64.get(), p.effective_ldc(), p.m, p.n, scratch.get(),
+    return support_.error_stats(c, p.effective_ldc(), c64.get(), p.effective_ldc(), p.m, p.n, scratch.get(),
                                 stream());
   }
 

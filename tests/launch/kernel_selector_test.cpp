@@ -1,76 +1,73 @@
-// The serving policy's handling of tuned configs that read an operand in place (A in
-// registers): a nearest record whose raw operand this problem's memory cannot give TMA
-// is served with the same tiles fed by the pre-pass.
+// The serving policy without a GPU: which config the selector picks for tf32x3 / tf32
+// problems (the mma.sync family where the wgmma kernels do not pay), and staleness judged
+// per family, the mma.sync families included.
 #include "launch/kernel_selector.hpp"
 
 #include <gtest/gtest.h>
 
-#include "codegen/wgmma_candidates.hpp"
+#include <fmt/format.h>
+
+#include "codegen/candidate_space.hpp"
+#include "codegen/mma_sync_candidates.hpp"
 #include "database/record_samples.hpp"
 
 namespace jitgemm {
 namespace {
 
-using testing::kEnv;
-using testing::kH200;
+using testing::kH100;
 using testing::sample_problem;
 using testing::sample_record;
 
 Environments environments() {
-  return {{KernelFamily::SimtFp32, kEnv}, {KernelFamily::WgmmaTf32x3, kEnv}, {KernelFamily::WgmmaTf32, kEnv}};
+  Environments envs;
+  for (KernelFamily f : kKernelFamilies) envs[f] = EnvironmentKey{13000, 13000, fmt::format("tmpl-{}", to_string(f)), "0.1.0"};
+  return envs;
 }
 
-TuningDatabase database_with(const KernelConfig& config, const ProblemKey& problem) {
-  TuningRecord r = sample_record(problem, kH200);
-  r.config = config;
-  r.candidates.clear();
-  r.candidate_count = 1;
+TEST(KernelSelector, UntunedSmallTensorCoreProblemsGetTheMmaKernelOfTheirMode) {
+  const TuningDatabase empty;
+  for (Precision p : {Precision::TF32x3, Precision::TF32}) {
+    for (const ProblemKey& key : {sample_problem(7, 64, 127, p), sample_problem(1000, 37, 1537, p),
+                                  sample_problem(256, 256, 524288, p), sample_problem(2048, 2048, 64, p)}) {
+      const Selection s = select_kernel(empty, kH100, key, environments());
+      EXPECT_EQ(s.rule, ServeRule::Default);
+      EXPECT_EQ(s.config.family, mma_family_for(p)) << key.canonical() << ": " << s.config.name();
+      EXPECT_EQ(s.config, mma_default_config(key));
+      EXPECT_FALSE(s.stale);
+    }
+    // Where the wgmma kernels pay, they serve; fp32 stays SIMT.
+    EXPECT_TRUE(is_wgmma(select_kernel(empty, kH100, sample_problem(4096, 4096, 4096, p), environments()).config.family));
+  }
+  EXPECT_EQ(select_kernel(empty, kH100, sample_problem(7, 64, 127), environments()).config.family,
+            KernelFamily::SimtFp32);
+}
+
+TEST(KernelSelector, MmaRecordsAreServedStaleByTheirOwnFamilyAndNearestRederivesTheSplit) {
+  const ProblemKey tuned = sample_problem(1000, 64, 1024, Precision::TF32x3);
+  TuningRecord record = sample_record(tuned);
+  record.config = KernelConfig::parse("mma_tf32x3_64x64x32_w2x2_s3_a32_k8_g8");
+  Environments envs = environments();
+  record.environment = envs.at(KernelFamily::MmaTf32x3);
   TuningDatabase db;
-  db.upsert(r);
-  return db;
-}
+  db.upsert(record);
 
-TEST(KernelSelector, NearestRecordWithARawOperandFallsBackToPlanesWhereTmaCannotReadIt) {
-  const KernelConfig rs = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs");
-  const TuningDatabase db = database_with(rs, sample_problem(4096, 4096, 4096, Precision::TF32x3));
+  Selection s = select_kernel(db, kH100, tuned, envs);
+  EXPECT_EQ(s.rule, ServeRule::Exact);
+  EXPECT_EQ(s.config, record.config);
+  EXPECT_FALSE(s.stale);
 
-  ProblemKey aligned = sample_problem(4000, 4000, 4000, Precision::TF32x3);
-  Selection s = select_kernel(db, kH200, aligned, environments());
+  // The same shape with a longer K: the record's tiles, the split of this shape.
+  const ProblemKey near = sample_problem(1000, 64, 2048, Precision::TF32x3);
+  s = select_kernel(db, kH100, near, envs);
   EXPECT_EQ(s.rule, ServeRule::Nearest);
-  EXPECT_EQ(s.config, rs);
+  EXPECT_EQ(s.config.family, KernelFamily::MmaTf32x3);
+  EXPECT_EQ(s.config.split_k, default_split_k(near, record.config));
 
-  ProblemKey odd = aligned;
-  odd.vec_a = 1;  // A's rows are not 16-byte aligned: TMA cannot read it in place
-  s = select_kernel(db, kH200, odd, environments());
-  EXPECT_EQ(s.rule, ServeRule::Nearest);
-  EXPECT_EQ(s.config.a_in_registers, 0);
-  EXPECT_EQ(s.config.block_n, rs.block_n);
-  EXPECT_TRUE(wgmma_runs_in_place(s.config, odd));
-  EXPECT_TRUE(statically_valid(s.config, StaticLimits{}, nullptr));
-
-  // Swapped: B is the raw operand, so an unaligned A does not matter but an unaligned B does.
-  KernelConfig swapped = rs;
-  swapped.swap_ab = 1;
-  const TuningDatabase db2 = database_with(swapped, sample_problem(4096, 4096, 4096, Precision::TF32x3));
-  EXPECT_EQ(select_kernel(db2, kH200, odd, environments()).config, swapped);
-  odd.vec_b = 1;
-  EXPECT_EQ(select_kernel(db2, kH200, odd, environments()).config.a_in_registers, 0);
-}
-
-TEST(KernelSelector, PlanesThatNoLongerFitFallBackToTheDefault) {
-  // tf32x3 128x128 at 4 stages fits shared memory with one raw A tile per stage, not with A's
-  // two planes.
-  const KernelConfig rs = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs");
-  ASSERT_TRUE(statically_valid(rs, StaticLimits{}, nullptr));
-  KernelConfig planes = rs;
-  planes.a_in_registers = 0;
-  ASSERT_FALSE(statically_valid(planes, StaticLimits{}, nullptr));
-  const TuningDatabase db = database_with(rs, sample_problem(4096, 4096, 4096, Precision::TF32x3));
-  ProblemKey odd = sample_problem(4000, 4000, 4000, Precision::TF32x3);
-  odd.vec_a = 1;
-  const Selection s = select_kernel(db, kH200, odd, environments());
-  EXPECT_EQ(s.rule, ServeRule::Default);
-  EXPECT_TRUE(wgmma_runs_in_place(s.config, odd));
+  // A new mma template makes the record stale; a new wgmma template does not.
+  envs[KernelFamily::WgmmaTf32x3].template_hash = "tmpl-new-wgmma";
+  EXPECT_FALSE(select_kernel(db, kH100, tuned, envs).stale);
+  envs[KernelFamily::MmaTf32x3].template_hash = "tmpl-new-mma";
+  EXPECT_TRUE(select_kernel(db, kH100, tuned, envs).stale);
 }
 
 }  // namespace

@@ -1,0 +1,67 @@
+// KernelConfig JSON for the mma.sync families: every field round-trips (acc_block_k always
+// written, also at its default), a record of such a config survives a save/load, and bad
+// values name the field.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "database/json_reader.hpp"
+#include "database/record_samples.hpp"
+#include "database/tuning_record.hpp"
+
+namespace jitgemm {
+namespace {
+
+using nlohmann::json;
+using testing::sample_problem;
+using testing::sample_record;
+
+KernelConfig config_from(const json& j) {
+  KernelConfig c;
+  from_json(j, c);
+  return c;
+}
+
+TEST(MmaConfigJson, RoundTripsEveryField) {
+  for (const char* name : {"mma_tf32x3_128x128x32_w2x4_s3_a32_k1_g8", "mma_tf32x3_64x128x16_w2x4_s4_a16_k64_g4",
+                           "mma_tf32_64x64x32_w2x2_s3_a0_k8_g8", "mma_tf32_128x128x32_w4x2_s2_a32_k1_g16"}) {
+    const KernelConfig c = KernelConfig::parse(name);
+    const json j = c;
+    EXPECT_EQ(j.at("family"), std::string(to_string(c.family))) << name;
+    EXPECT_EQ(j.at("acc_block_k"), c.acc_block_k) << name;  // written even at its default (32)
+    EXPECT_EQ(j.at("warps_m"), c.warps_m) << name;
+    EXPECT_EQ(j.at("split_k"), c.split_k) << name;
+    EXPECT_EQ(config_from(json::parse(j.dump())), c) << name;
+  }
+  ProblemKey p = sample_problem(1000, 37, 1537, Precision::TF32x3);
+  TuningRecord r = sample_record(p);
+  r.config = KernelConfig::parse("mma_tf32x3_64x64x32_w2x2_s3_a32_k64_g8");
+  r.candidates[0].config = r.config;
+  r.candidates[1].config = KernelConfig::parse("wgmma_tf32x3_128x96x32_c2_s3_a32_b1_m0_g8");
+  r.candidates[2].config = KernelConfig::parse("mma_tf32x3_64x64x16_w2x2_s4_a16_k128_g8");
+  TuningRecord back;
+  from_json(json::parse(json(r).dump(2)), back);
+  EXPECT_EQ(back, r);
+  EXPECT_NO_THROW(validate_record(r));
+}
+
+TEST(MmaConfigJson, RangeErrorsNameTheField) {
+  auto error_after = [](auto edit) -> std::string {
+    json j = KernelConfig::parse("mma_tf32x3_128x128x32_w2x4_s3_a32_k1_g8");
+    edit(j);
+    try {
+      config_from(j);
+    } catch (const FieldError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_EQ(error_after([](json&) {}), "");
+  EXPECT_NE(error_after([](json& j) { j["family"] = "mma_tf64"; }).find("family"), std::string::npos);
+  EXPECT_NE(error_after([](json& j) { j["acc_block_k"] = 12; }).find("acc_block_k"), std::string::npos);
+  EXPECT_NE(error_after([](json& j) { j["block_n"] = 96; }).find("block_n"), std::string::npos);  // powers of two
+  EXPECT_NE(error_after([](json& j) { j["split_k"] = 0; }).find("split_k"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace jitgemm
