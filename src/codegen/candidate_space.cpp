@@ -212,17 +212,37 @@ KernelConfig default_config(const ProblemKey& key) {
   return chosen;
 }
 
+namespace {
+
+// The precisions whose mma.sync kernels may serve `key` where the wgmma kernels do not pay.
+// tf32 also takes the tf32x3 kernels: on such shapes (short K, few rows or columns) cuBLAS's
+// TF32 mode computes in FP32 (measured on an H200: errors of 1e-8 .. 5e-7 where a TF32 product
+// has 1e-5 .. 5e-4), so the tf32 contract, 4 x cuBLAS TF32's error, asks for FP32 accuracy
+// there, which only the tf32x3 kernels give; the tuner keeps whichever meets it.
+std::vector<Precision> mma_precisions(const ProblemKey& key) {
+  if (key.precision == Precision::FP32 || tensor_cores_pay(key)) return {};
+  if (key.precision == Precision::TF32) return {Precision::TF32x3, Precision::TF32};
+  return {key.precision};
+}
+
+ProblemKey with_precision(ProblemKey key, Precision precision) {
+  key.precision = precision;
+  return key;
+}
+
+}  // namespace
+
 std::vector<KernelConfig> tuning_candidates(const ProblemKey& key, const StaticLimits& limits) {
   std::vector<KernelConfig> out = candidate_space(key, limits);
-  if (key.precision != Precision::FP32 && !tensor_cores_pay(key))
-    for (const KernelConfig& c : mma_candidate_space(key, limits)) out.push_back(c);
+  for (Precision p : mma_precisions(key))
+    for (const KernelConfig& c : mma_candidate_space(with_precision(key, p), limits)) out.push_back(c);
   return out;
 }
 
 std::vector<KernelConfig> tuning_sample(const ProblemKey& key) {
   std::vector<KernelConfig> out = representative_sample(key);
-  if (key.precision != Precision::FP32 && !tensor_cores_pay(key))
-    for (KernelConfig c : mma_representative_sample(key)) {
+  for (Precision p : mma_precisions(key))
+    for (KernelConfig c : mma_representative_sample(with_precision(key, p))) {
       c.split_k = default_split_k(key, c);  // the sample's tiles with the split that keeps the contract
       out.push_back(c);
     }
@@ -230,8 +250,9 @@ std::vector<KernelConfig> tuning_sample(const ProblemKey& key) {
 }
 
 KernelConfig untuned_config(const ProblemKey& key) {
-  if (key.precision == Precision::FP32 || tensor_cores_pay(key)) return default_config(key);
-  return mma_default_config(key);
+  const std::vector<Precision> mma = mma_precisions(key);
+  if (mma.empty()) return default_config(key);
+  return mma_default_config(with_precision(key, mma.front()));  // tf32: the tf32x3 kernel (see mma_precisions)
 }
 
 LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n, int64_t k, int sm_count) {

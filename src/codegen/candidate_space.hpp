@@ -84,20 +84,23 @@ KernelConfig default_config(const ProblemKey& key);
 // The wgmma tensor-core kernels pay, and their untuned configs keep the contracts, on products
 // that fill the tiles: at least 128 x 128 outputs and 128 <= K <= 8192 (longer K needs the
 // two-level sums that only a tuned record picks). Smaller, skinny or longer tf32x3 / tf32
-// products run the mma.sync kernel of their mode untuned (untuned_config), split-K as the
-// fp32 kernel, and the tuner adds the mma.sync candidates for them (tuning_candidates).
+// products run an mma.sync kernel untuned (untuned_config), split-K as the fp32 kernel, and
+// the tuner adds the mma.sync candidates for them (tuning_candidates).
 bool tensor_cores_pay(const ProblemKey& key);
 
 // Everything the tuner compiles and times for a problem: candidate_space(key), plus, for a
 // tf32x3 / tf32 problem where !tensor_cores_pay(key), the mma.sync family of its mode
-// (mma_candidate_space in mma_sync_candidates.hpp). No fp32 SIMT candidates in those modes.
+// (mma_candidate_space in mma_sync_candidates.hpp) and for tf32 also the tf32x3 one: on those
+// shapes cuBLAS's TF32 mode computes in FP32, so the tf32 contract (4 x its error) asks for
+// FP32 accuracy that only a tf32x3 kernel may give. No fp32 SIMT candidates in those modes.
 std::vector<KernelConfig> tuning_candidates(const ProblemKey& key, const StaticLimits& limits = {});
 // The CI-sized version (jitgemm-tune --sample): representative_sample(key), plus, where the
 // mma.sync family is added above, mma_representative_sample(key) with the default split-K.
 std::vector<KernelConfig> tuning_sample(const ProblemKey& key);
 // The kernel that serves an untuned problem (the selector's default rule): default_config(key),
-// except mma_default_config(key) (mma_sync_candidates.hpp) for tf32x3 / tf32 problems where
-// !tensor_cores_pay(key). Always a member of tuning_candidates(key).
+// except, for tf32x3 / tf32 problems where !tensor_cores_pay(key), the tf32x3 mma.sync default
+// (mma_default_config in mma_sync_candidates.hpp; for tf32 too, see tuning_candidates).
+// Always a member of tuning_candidates(key).
 KernelConfig untuned_config(const ProblemKey& key);
 
 // Split-K keeps the fp32 contract (reference-problems.md) where cuBLAS splits K: each slice

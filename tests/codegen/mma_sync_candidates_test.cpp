@@ -128,16 +128,24 @@ TEST(MmaSyncCandidates, TensorCoreModesGetTheMmaFamilyWhereWgmmaDoesNotPay) {
   for (const ProblemKey& key : small_keys()) {
     ASSERT_FALSE(tensor_cores_pay(key)) << key.canonical();
     const auto all = tuning_candidates(key);
-    bool has_mma = false, has_wgmma = false;
+    // tf32 also gets the tf32x3 mma kernels: cuBLAS's TF32 mode computes such shapes in FP32,
+    // so the tf32 contract asks for FP32 accuracy there (candidate_space.hpp).
+    ProblemKey x3 = key;
+    x3.precision = Precision::TF32x3;
+    bool has_mma = false, has_wgmma = false, has_x3_mma = false;
     for (const KernelConfig& c : all) {
       EXPECT_NE(c.family, KernelFamily::SimtFp32) << c.name();  // no fp32 kernels in these modes
-      EXPECT_EQ(precision_of(c.family), key.precision) << c.name();
+      if (c.family == KernelFamily::MmaTf32x3 && key.precision == Precision::TF32)
+        has_x3_mma = true;
+      else
+        EXPECT_EQ(precision_of(c.family), key.precision) << c.name();
       has_mma |= is_mma_sync(c.family);
       has_wgmma |= is_wgmma(c.family);
     }
     EXPECT_TRUE(has_mma && has_wgmma) << key.canonical();
+    EXPECT_EQ(has_x3_mma, key.precision == Precision::TF32) << key.canonical();
     const KernelConfig untuned = untuned_config(key);
-    EXPECT_EQ(untuned, mma_default_config(key)) << key.canonical();
+    EXPECT_EQ(untuned, mma_default_config(x3)) << key.canonical();  // the tf32x3 kernel in both modes
     EXPECT_TRUE(contains(all, untuned)) << key.canonical() << ": " << untuned.name();
     const auto sample = tuning_sample(key);
     EXPECT_TRUE(std::any_of(sample.begin(), sample.end(), [](const KernelConfig& c) { return is_mma_sync(c.family); }));

@@ -24,15 +24,19 @@ Environments environments() {
   return envs;
 }
 
-TEST(KernelSelector, UntunedSmallTensorCoreProblemsGetTheMmaKernelOfTheirMode) {
+TEST(KernelSelector, UntunedSmallTensorCoreProblemsGetTheTf32x3MmaKernel) {
+  // In tf32 mode too: cuBLAS's TF32 mode computes these shapes in FP32, which makes the tf32
+  // contract FP32-accurate there (candidate_space.hpp, tuning_candidates).
   const TuningDatabase empty;
   for (Precision p : {Precision::TF32x3, Precision::TF32}) {
     for (const ProblemKey& key : {sample_problem(7, 64, 127, p), sample_problem(1000, 37, 1537, p),
                                   sample_problem(256, 256, 524288, p), sample_problem(2048, 2048, 64, p)}) {
       const Selection s = select_kernel(empty, kH100, key, environments());
       EXPECT_EQ(s.rule, ServeRule::Default);
-      EXPECT_EQ(s.config.family, mma_family_for(p)) << key.canonical() << ": " << s.config.name();
-      EXPECT_EQ(s.config, mma_default_config(key));
+      EXPECT_EQ(s.config.family, KernelFamily::MmaTf32x3) << key.canonical() << ": " << s.config.name();
+      ProblemKey x3 = key;
+      x3.precision = Precision::TF32x3;
+      EXPECT_EQ(s.config, mma_default_config(x3));
       EXPECT_FALSE(s.stale);
     }
     // Where the wgmma kernels pay, they serve; fp32 stays SIMT.
