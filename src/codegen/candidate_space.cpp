@@ -215,10 +215,10 @@ KernelConfig default_config(const ProblemKey& key) {
 namespace {
 
 // The precisions whose mma.sync kernels may serve `key` where the wgmma kernels do not pay.
-// tf32 also takes the tf32x3 kernels: on such shapes (short K, few rows or columns) cuBLAS's
-// TF32 mode computes in FP32 (measured on an H200: errors of 1e-8 .. 5e-7 where a TF32 product
-// has 1e-5 .. 5e-4), so the tf32 contract, 4 x cuBLAS TF32's error, asks for FP32 accuracy
-// there, which only the tf32x3 kernels give; the tuner keeps whichever meets it.
+// tf32 also takes the tf32x3 kernels, and the fp32 SIMT ones: on such shapes (short K, few rows
+// or columns) cuBLAS's TF32 mode computes in FP32 (measured on an H200: errors of 1e-8 .. 5e-7
+// where a TF32 product has 1e-5 .. 5e-4), so the tf32 contract, 4 x cuBLAS TF32's error, asks
+// for FP32 accuracy there; the tuner keeps the fastest kernel that meets it.
 std::vector<Precision> mma_precisions(const ProblemKey& key) {
   if (key.precision == Precision::FP32 || tensor_cores_pay(key)) return {};
   if (key.precision == Precision::TF32) return {Precision::TF32x3, Precision::TF32};
@@ -230,12 +230,21 @@ ProblemKey with_precision(ProblemKey key, Precision precision) {
   return key;
 }
 
+// tf32 outputs of at most 2^16 elements where the tensor cores do not pay: cuBLAS's TF32 error
+// there falls to ~3e-8, below what even the tf32x3 kernel's dropped small products allow (H200:
+// 1.3e-7 .. 1.8e-7 against a bound of 1.0e-7 .. 1.2e-7 at M = 1), so the untuned kernel is fp32.
+bool tf32_needs_fp32(const ProblemKey& key) {
+  return key.precision == Precision::TF32 && !tensor_cores_pay(key) && key.m * key.n <= (int64_t{1} << 16);
+}
+
 }  // namespace
 
 std::vector<KernelConfig> tuning_candidates(const ProblemKey& key, const StaticLimits& limits) {
   std::vector<KernelConfig> out = candidate_space(key, limits);
   for (Precision p : mma_precisions(key))
     for (const KernelConfig& c : mma_candidate_space(with_precision(key, p), limits)) out.push_back(c);
+  if (key.precision == Precision::TF32 && !tensor_cores_pay(key))
+    for (const KernelConfig& c : candidate_space(with_precision(key, Precision::FP32), limits)) out.push_back(c);
   return out;
 }
 
@@ -246,10 +255,13 @@ std::vector<KernelConfig> tuning_sample(const ProblemKey& key) {
       c.split_k = default_split_k(key, c);  // the sample's tiles with the split that keeps the contract
       out.push_back(c);
     }
+  if (key.precision == Precision::TF32 && !tensor_cores_pay(key))
+    out.push_back(default_config(with_precision(key, Precision::FP32)));
   return out;
 }
 
 KernelConfig untuned_config(const ProblemKey& key) {
+  if (tf32_needs_fp32(key)) return default_config(with_precision(key, Precision::FP32));
   const std::vector<Precision> mma = mma_precisions(key);
   if (mma.empty()) return default_config(key);
   return mma_default_config(with_precision(key, mma.front()));  // tf32: the tf32x3 kernel (see mma_precisions)

@@ -90,17 +90,19 @@ bool tensor_cores_pay(const ProblemKey& key);
 
 // Everything the tuner compiles and times for a problem: candidate_space(key), plus, for a
 // tf32x3 / tf32 problem where !tensor_cores_pay(key), the mma.sync family of its mode
-// (mma_candidate_space in mma_sync_candidates.hpp) and for tf32 also the tf32x3 one: on those
-// shapes cuBLAS's TF32 mode computes in FP32, so the tf32 contract (4 x its error) asks for
-// FP32 accuracy that only a tf32x3 kernel may give. No fp32 SIMT candidates in those modes.
+// (mma_candidate_space in mma_sync_candidates.hpp), and for tf32 also the tf32x3 one and the
+// fp32 SIMT space: on those shapes cuBLAS's TF32 mode computes in FP32, so the tf32 contract
+// (4 x its error) asks for FP32 accuracy, which the tuner's verification decides.
 std::vector<KernelConfig> tuning_candidates(const ProblemKey& key, const StaticLimits& limits = {});
 // The CI-sized version (jitgemm-tune --sample): representative_sample(key), plus, where the
-// mma.sync family is added above, mma_representative_sample(key) with the default split-K.
+// mma.sync family is added above, mma_representative_sample of those precisions with the
+// default split-K (and the fp32 default for tf32).
 std::vector<KernelConfig> tuning_sample(const ProblemKey& key);
 // The kernel that serves an untuned problem (the selector's default rule): default_config(key),
 // except, for tf32x3 / tf32 problems where !tensor_cores_pay(key), the tf32x3 mma.sync default
-// (mma_default_config in mma_sync_candidates.hpp; for tf32 too, see tuning_candidates).
-// Always a member of tuning_candidates(key).
+// (mma_default_config in mma_sync_candidates.hpp; for tf32 too, see tuning_candidates), and for
+// tf32 outputs of at most 2^16 elements there the fp32 default (cuBLAS's TF32 error on them is
+// ~3e-8, below the tf32x3 kernel's). Always a member of tuning_candidates(key).
 KernelConfig untuned_config(const ProblemKey& key);
 
 // Split-K keeps the fp32 contract (reference-problems.md) where cuBLAS splits K: each slice

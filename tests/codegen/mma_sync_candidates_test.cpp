@@ -128,24 +128,32 @@ TEST(MmaSyncCandidates, TensorCoreModesGetTheMmaFamilyWhereWgmmaDoesNotPay) {
   for (const ProblemKey& key : small_keys()) {
     ASSERT_FALSE(tensor_cores_pay(key)) << key.canonical();
     const auto all = tuning_candidates(key);
-    // tf32 also gets the tf32x3 mma kernels: cuBLAS's TF32 mode computes such shapes in FP32,
-    // so the tf32 contract asks for FP32 accuracy there (candidate_space.hpp).
-    ProblemKey x3 = key;
+    // tf32 also gets the tf32x3 mma kernels and the fp32 ones: cuBLAS's TF32 mode computes
+    // such shapes in FP32, so the tf32 contract asks for FP32 accuracy there (candidate_space.hpp).
+    const bool tf32 = key.precision == Precision::TF32;
+    ProblemKey x3 = key, fp32 = key;
     x3.precision = Precision::TF32x3;
-    bool has_mma = false, has_wgmma = false, has_x3_mma = false;
+    fp32.precision = Precision::FP32;
+    bool has_mma = false, has_wgmma = false, has_x3_mma = false, has_simt = false;
     for (const KernelConfig& c : all) {
-      EXPECT_NE(c.family, KernelFamily::SimtFp32) << c.name();  // no fp32 kernels in these modes
-      if (c.family == KernelFamily::MmaTf32x3 && key.precision == Precision::TF32)
+      if (tf32 && c.family == KernelFamily::MmaTf32x3)
         has_x3_mma = true;
+      else if (tf32 && c.family == KernelFamily::SimtFp32)
+        has_simt = true;
       else
         EXPECT_EQ(precision_of(c.family), key.precision) << c.name();
       has_mma |= is_mma_sync(c.family);
       has_wgmma |= is_wgmma(c.family);
     }
     EXPECT_TRUE(has_mma && has_wgmma) << key.canonical();
-    EXPECT_EQ(has_x3_mma, key.precision == Precision::TF32) << key.canonical();
+    EXPECT_EQ(has_x3_mma, tf32) << key.canonical();
+    EXPECT_EQ(has_simt, tf32) << key.canonical();
     const KernelConfig untuned = untuned_config(key);
-    EXPECT_EQ(untuned, mma_default_config(x3)) << key.canonical();  // the tf32x3 kernel in both modes
+    // The tf32x3 kernel in both modes, except fp32 for tf32 outputs of at most 2^16 elements.
+    if (tf32 && key.m * key.n <= 65536)
+      EXPECT_EQ(untuned, default_config(fp32)) << key.canonical();
+    else
+      EXPECT_EQ(untuned, mma_default_config(x3)) << key.canonical();
     EXPECT_TRUE(contains(all, untuned)) << key.canonical() << ": " << untuned.name();
     const auto sample = tuning_sample(key);
     EXPECT_TRUE(std::any_of(sample.begin(), sample.end(), [](const KernelConfig& c) { return is_mma_sync(c.family); }));
