@@ -197,6 +197,18 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
         if (wgmma_runs_in_place(c, key)) add(c);
       }
   }
+  // Launch order: every candidate groups 8 tile rows; the widest tf32 tiles with A in
+  // registers (the fastest measured) also try 4 and 16 (which panels of A and B the CTAs of one
+  // wave share in L2).
+  const size_t grouped = out.size();
+  for (size_t i = 0; i < grouped; ++i) {
+    if (x3 || out[i].a_in_registers == 0 || out[i].block_n != 256) continue;
+    for (int group : {4, 16}) {
+      KernelConfig c = out[i];
+      c.raster_group = group;
+      add(c);
+    }
+  }
   std::sort(out.begin(), out.end(), [](const KernelConfig& a, const KernelConfig& b) { return a.name() < b.name(); });
   return out;
 }
