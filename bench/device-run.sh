@@ -53,6 +53,14 @@ if want sass; then
     cuobjdump -sass $d/k.cubin > "$out/tf32x3_default.sass" &&
     grep -oE "HGMMA\.[0-9x]+\.F32\.TF32" "$out/tf32x3_default.sass" | sort | uniq -c
   grep -cE "LDL|STL" "$out/tf32x3_default.sass" | sed 's/^/local-memory instructions: /'
+  echo "== SASS of the tf32 kernel with A in registers (wgmma register-A form)"
+  JITGEMM_DUMP_DIR=$d JITGEMM_CACHE_DIR=$d/cache build/jitgemm-tune --m 4096 --n 4096 --k 4096 --precision tf32 \
+    --compile-only --sample --jobs 16 >/dev/null 2>&1
+  f=$(ls $d/jitgemm_wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_k*.cu | head -1)
+  nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -o $d/rs.cubin "$f" &&
+    cuobjdump -sass $d/rs.cubin > "$out/tf32_rs.sass" &&
+    grep -oE "HGMMA[^;]*" "$out/tf32_rs.sass" | sed -E 's/U?R[0-9]+/R/g; s/ +/ /g' | sort | uniq -c
+  grep -cE "LDL|STL" "$out/tf32_rs.sass" | sed 's/^/local-memory instructions: /'
 fi
 cp bench/results/*.json "$out/" 2>/dev/null
 cp tuning_db/jitgemm_tuning.json "$out/" 2>/dev/null
