@@ -31,3 +31,8 @@ __device__ __forceinline__ bool barrier_any(unsigned id, unsigned threads, bool 
       : "memory");
   return __shfl_sync(0xffffffffu, out, 0) != 0;
 }
+
+// bar.sync on named barrier `id` among `threads` threads (a multiple of 32).
+__device__ __forceinline__ void barrier_sync(unsigned id, unsigned threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}

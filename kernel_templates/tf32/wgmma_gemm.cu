@@ -10,7 +10,9 @@
 // stored K x M (A_MN_MAJOR) {M, K}, box {32, BLOCK_K}), and the consumers round or split it in
 // registers (tf32/a_fragments.cuh) for wgmma's register-A form. TRANSPOSE_C = 1: the host
 // swapped the operands to compute C^T = op(B)^T op(A)^T, so element (m, n) of the kernel's
-// M x N result is C[n * ldc + m].
+// M x N result is C[n * ldc + m]. CONVERT_B = 1 (tf32 with A in registers): there is no
+// pre-pass either; warps 1..3 of the producer warpgroup write B's plane while the kernel runs
+// (tf32/convert_operand.cuh).
 //
 // Structure: one persistent CTA per SM walks the output tiles t = blockIdx.x, +gridDim.x, ...
 //   warpgroup 0 (producer)   one thread issues the TMA copies of each K stage of each tile
@@ -45,6 +47,8 @@ constexpr int A_IN_REGISTERS = 0;  // 1: A raw from the caller, rounded/split in
 constexpr int A_ROUND = 1;         // RS: 1: A's big part is rna(x); 0: x truncated, as the hardware reads it
 constexpr int A_MN_MAJOR = 0;      // RS: the raw A is stored K x M (M contiguous)
 constexpr int TRANSPOSE_C = 0;     // 1: the result is C^T (operands swapped by the host)
+constexpr int CONVERT_B = 0;       // tf32 RS: 1: the producer warpgroup writes B's plane (no pre-pass)
+constexpr int CONVERT_TRANSPOSED = 0, CONVERT_VEC = 4;  // CONVERT_B: B's source layout, vector width
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;     // setmaxnreg budgets (CONSUMERS > 1)
 constexpr int SMEM_BYTES = -1;                             // host's number; < 0: unchecked
 #endif
@@ -63,7 +67,9 @@ constexpr int PLANE_BYTES = A_TILE_BYTES + B_TILE_BYTES;
 // TMA bytes per stage. Planes: [PLANES][A tile, B tile]. RS: [raw A tile][PLANES][B tile].
 constexpr int STAGE_BYTES = A_IN_REGISTERS ? A_TILE_BYTES + PLANES * B_TILE_BYTES : PLANES * PLANE_BYTES;
 constexpr int SMEM_ALIGN = 1024;                     // 128-byte swizzle atom
-constexpr int SMEM_TOTAL = SMEM_ALIGN + STAGES * STAGE_BYTES + 2 * STAGES * 8;  // + full/empty barriers
+// CONVERT_B: a 64 x 68-float staging tile and the claimed unit (tf32/convert_operand.cuh).
+constexpr int CONVERT_SMEM_BYTES = CONVERT_B ? 64 * 68 * 4 + 16 : 0;
+constexpr int SMEM_TOTAL = SMEM_ALIGN + STAGES * STAGE_BYTES + 2 * STAGES * 8 + CONVERT_SMEM_BYTES;  // + barriers
 
 // tf32x3 accumulation blocks: a consumer step holds GROUP_STAGES stages and runs
 // GROUP_BLOCKS blocks of ACC_STEPS k8 steps over them.
@@ -167,6 +173,8 @@ struct OperandMaps {
   const TensorMap* b[2];  // big, small planes of B (N x K)
 };
 
+#include "tf32/convert_operand.cuh"
+
 // ---- producer: one thread -------------------------------------------------------------
 // Stage s of one tile: A rows m0.. and B rows n0.., K columns k0 .. k0+BLOCK_K, as boxes of
 // SWIZZLE_K columns (every plane), or for a raw K x M A (A_MN_MAJOR) boxes of 32 rows of M.
@@ -192,14 +200,17 @@ __device__ __forceinline__ void load_stage(const OperandMaps& maps, unsigned sta
   }
 }
 
+// CONVERT_B: each stage's K chunk of B's plane is waited for first (tf32/convert_operand.cuh).
 __device__ __forceinline__ void produce(const OperandMaps& maps, const SharedRing& ring_smem,
-                                        int M, int N, int K) {
+                                        int M, int N, int K, const ConvertJob& job) {
   const int tiles_m = (M + BLOCK_M - 1) / BLOCK_M, tiles_n = (N + BLOCK_N - 1) / BLOCK_N;
   const int stages_per_tile = k_stages(K);
   Ring ring;
+  int chunks_ready = 0;
   for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x) {
     const TileCoord tile = tile_coord(t, tiles_m, tiles_n);
     for (int ks = 0; ks < stages_per_tile; ++ks) {
+      if constexpr (CONVERT_B) wait_for_chunk(job, ks * BLOCK_K, chunks_ready);
       mbarrier_wait(ring_smem.empty(ring.stage), ring.phase ^ 1);  // consumers freed the slot
       mbarrier_arrive_expect_tx(ring_smem.full(ring.stage), STAGE_BYTES);
       load_stage(maps, ring_smem.stage_addr(ring.stage), ring_smem.full(ring.stage), tile, ks * BLOCK_K);
@@ -279,12 +290,13 @@ __device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, flo
 // ---- the kernel -------------------------------------------------------------------------
 // Grid: min(#SMs, tiles) CTAs (1-D, persistent), THREADS threads, SMEM_TOTAL bytes of dynamic
 // shared memory. Tensor maps: see the file header; for tf32 the small maps are not read (pass
-// the big ones again). nonfinite: the pre-pass flag (tf32x3), or null.
+// the big ones again). nonfinite: the pre-pass flag (tf32x3), or null. job: what the
+// converter warps write (CONVERT_B; otherwise unused).
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__ TensorMap map_b_big,
             const __grid_constant__ TensorMap map_a_small, const __grid_constant__ TensorMap map_b_small,
             float* __restrict__ C, long long ldc, int M, int N, int K, float alpha, float beta,
-            const unsigned* __restrict__ nonfinite) {
+            const unsigned* __restrict__ nonfinite, const __grid_constant__ ConvertJob job) {
   extern __shared__ __align__(1024) unsigned char smem[];
   const SharedRing ring_smem{(smem_u32(smem) + SMEM_ALIGN - 1) & ~unsigned(SMEM_ALIGN - 1)};
   const OperandMaps maps{{&map_a_big, &map_a_small}, {&map_b_big, &map_b_small}};
@@ -302,7 +314,12 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
     if constexpr (USE_SETMAXNREG) warpgroup_reg_dealloc<PRODUCER_REGS>();
-    if (threadIdx.x == 0) produce(maps, ring_smem, M, N, K);
+    if (threadIdx.x == 0) produce(maps, ring_smem, M, N, K, job);
+    if constexpr (CONVERT_B) {
+      // The staging tile follows the barriers (SMEM_TOTAL).
+      unsigned char* tile = smem + (ring_smem.full(2 * STAGES) - smem_u32(smem));
+      if (threadIdx.x >= 32) convert_b(job, reinterpret_cast<float*>(tile));
+    }
   } else {
     if constexpr (USE_SETMAXNREG) warpgroup_reg_alloc<CONSUMER_REGS>();
     const bool nan_guard = TF32X3 && nonfinite != nullptr && *nonfinite != 0;

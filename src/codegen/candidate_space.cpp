@@ -110,7 +110,8 @@ bool statically_valid(const KernelConfig& c, const StaticLimits& limits, std::st
   const KernelConfig defaults;
   if (c.consumers != defaults.consumers || c.acc_block_k != defaults.acc_block_k ||
       c.acc_buffers != defaults.acc_buffers || c.sum_blocks != defaults.sum_blocks ||
-      c.a_in_registers != defaults.a_in_registers || c.a_round != defaults.a_round || c.swap_ab != defaults.swap_ab)
+      c.a_in_registers != defaults.a_in_registers || c.a_round != defaults.a_round || c.swap_ab != defaults.swap_ab ||
+      c.convert_b != defaults.convert_b)
     return reject(fmt::format("consumers/acc_block_k/acc_buffers/sum_blocks ({}/{}/{}/{}) and the register-A fields "
                               "are wgmma fields and must keep their defaults ({}/{}/{}/{}, 0, 1, 0)",
                               c.consumers, c.acc_block_k, c.acc_buffers, c.sum_blocks, defaults.consumers,

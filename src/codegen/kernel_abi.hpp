@@ -33,4 +33,18 @@ struct GemmKernelArgs {
   }
 };
 
+// The last argument of every tf32/wgmma_gemm.cu kernel: ConvertJob of tf32/convert_operand.cuh,
+// what its converter warps write when CONVERT_B = 1 (all zeros otherwise). Same layout.
+struct ConvertJob {
+  CUdeviceptr src = 0;  // the caller's matrix B comes from
+  long long ld_src = 0;
+  CUdeviceptr dst = 0;  // B's plane
+  long long ld_dst = 0;
+  CUdeviceptr next_unit = 0;   // unsigned counter, zeroed before the launch
+  CUdeviceptr chunk_done = 0;  // unsigned per 64-K chunk, zeroed before the launch
+  int rows = 0;
+  int k = 0;
+};
+static_assert(sizeof(ConvertJob) == 56, "ConvertJob must match the kernel's struct");
+
 }  // namespace jitgemm

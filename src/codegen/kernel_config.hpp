@@ -49,7 +49,8 @@ KernelFamily parse_kernel_family(std::string_view text, std::string_view what = 
 // (statically_valid insists, so that name() stays unique):
 //   simt_fp32:   block_m/n/k, warps_m/n, thread_m/n, stages, split_k, raster_group
 //   wgmma_tf32*: block_m/n/k, stages, consumers, acc_block_k, acc_buffers, sum_blocks,
-//                raster_group, a_in_registers, a_round, swap_ab (tf32/wgmma_gemm.cu explains each)
+//                raster_group, a_in_registers, a_round, swap_ab, convert_b (tf32/wgmma_gemm.cu
+//                explains each)
 //   mma_tf32*:   block_m/n/k, warps_m/n, stages, acc_block_k, split_k, raster_group
 //                (tf32/mma_sync_gemm.cu)
 struct KernelConfig {
@@ -74,6 +75,7 @@ struct KernelConfig {
   int a_in_registers = 0;  // 1: the kernel's A is read raw and rounded/split in registers (RS)
   int a_round = 1;         // RS: 1: A's big part rounded (rna); 0: truncated (the raw tensor-core read)
   int swap_ab = 0;         // RS: 1: the kernel computes C^T = op(B)^T op(A)^T (op(B) in registers)
+  int convert_b = 0;       // tf32 RS: 1: the kernel writes B's TF32 plane itself (no pre-pass)
 
   // SIMT and mma.sync: warps_m * warps_n * 32; wgmma: a producer warpgroup plus the consumers.
   int threads() const noexcept { return is_wgmma(family) ? 128 * (1 + consumers) : warps_m * warps_n * 32; }
@@ -81,7 +83,7 @@ struct KernelConfig {
   //   simt_fp32:   "simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8"
   //   wgmma_tf32*: "wgmma_tf32x3_128x128x32_c2_s3_a32_b2_m0_g8" (c consumers, s stages,
   //                a acc_block_k, b acc_buffers, m sum_blocks, g raster_group), then "_rs"
-  //                (A in registers, rounded) or "_rst" (truncated), then "_swap"
+  //                (A in registers, rounded) or "_rst" (truncated), then "_swap", then "_cvt"
   //   mma_tf32*:   "mma_tf32x3_128x128x32_w2x4_s3_a32_k1_g8" (w warps, s stages, a acc_block_k,
   //                k split_k, g raster_group)
   std::string name() const;
@@ -107,6 +109,13 @@ struct KernelSpecialization {
 // (trans_a = T), or, swapped, B stored K x N (trans_b = N).
 constexpr bool raw_operand_mn_major(const KernelConfig& c, Op trans_a, Op trans_b) noexcept {
   return c.swap_ab != 0 ? trans_b == Op::N : trans_a == Op::T;
+}
+
+// For a wgmma config that converts B in the kernel: whether the caller's matrix its B comes
+// from (op(B)^T, or op(A) when swap_ab) is stored with the rows index contiguous (K x rows):
+// B stored K x N (trans_b = N), or, swapped, A stored K x M (trans_a = T).
+constexpr bool converted_operand_transposed(const KernelConfig& c, Op trans_a, Op trans_b) noexcept {
+  return c.swap_ab != 0 ? trans_a == Op::T : trans_b == Op::N;
 }
 
 struct KernelConfigHash {

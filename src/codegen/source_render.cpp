@@ -52,6 +52,7 @@ std::string wgmma_prologue(const KernelConfig& c, const KernelSpecialization& s,
       "constexpr int SUM_BLOCKS = {sum};\n"
       "constexpr int RASTER_GROUP = {group};\n"
       "constexpr int A_IN_REGISTERS = {rs}, A_ROUND = {round}, A_MN_MAJOR = {mn_major}, TRANSPOSE_C = {swap};\n"
+      "constexpr int CONVERT_B = {convert}, CONVERT_TRANSPOSED = {convert_t}, CONVERT_VEC = {convert_vec};\n"
       "constexpr int PRODUCER_REGS = {producer}, CONSUMER_REGS = {consumer};\n"
       "constexpr int SMEM_BYTES = {smem};\n",
       fmt::arg("config", c.name()), fmt::arg("name", kernel_name),
@@ -61,7 +62,10 @@ std::string wgmma_prologue(const KernelConfig& c, const KernelSpecialization& s,
       fmt::arg("sum", c.sum_blocks), fmt::arg("group", c.raster_group), fmt::arg("rs", c.a_in_registers),
       fmt::arg("round", c.a_round),
       fmt::arg("mn_major", c.a_in_registers != 0 && raw_operand_mn_major(c, s.trans_a, s.trans_b) ? 1 : 0),
-      fmt::arg("swap", c.swap_ab), fmt::arg("producer", kWgmmaProducerRegs),
+      fmt::arg("swap", c.swap_ab), fmt::arg("convert", c.convert_b),
+      fmt::arg("convert_t", c.convert_b != 0 && converted_operand_transposed(c, s.trans_a, s.trans_b) ? 1 : 0),
+      fmt::arg("convert_vec", c.convert_b == 0 ? 4 : c.swap_ab != 0 ? s.vec_a : s.vec_b),
+      fmt::arg("producer", kWgmmaProducerRegs),
       fmt::arg("consumer", kWgmmaConsumerRegs), fmt::arg("smem", shared_memory_bytes(c)));
 }
 
@@ -119,6 +123,9 @@ RenderedKernel render_kernel(const KernelConfig& config, const KernelSpecializat
     out.kernel_name = "jitgemm_" + config.name();
     if (config.a_in_registers != 0)
       out.kernel_name += raw_operand_mn_major(config, spec.trans_a, spec.trans_b) ? "_mn" : "_k";
+    if (config.convert_b != 0)  // and B's source layout and vector width
+      out.kernel_name += fmt::format("_b{}{}", converted_operand_transposed(config, spec.trans_a, spec.trans_b) ? "t" : "k",
+                                     config.swap_ab != 0 ? spec.vec_a : spec.vec_b);
     out.source = wgmma_prologue(config, spec, out.kernel_name) + body;
   } else {
     // The K split is a launch parameter (gridDim.y), not compiled in: configs that differ

@@ -52,6 +52,11 @@ KernelConfig in_registers(KernelConfig c, int round, int swap) {
   return c;
 }
 
+KernelConfig converting(KernelConfig c) {
+  c.convert_b = 1;
+  return c;
+}
+
 // The largest ring that fits `limits` (at most kMaxStages).
 int max_stages(const KernelConfig& tile, const StaticLimits& limits) {
   KernelConfig c = tile;
@@ -102,6 +107,9 @@ std::string shape_problem(const KernelConfig& c) {
   if (c.a_in_registers == 0 && (c.a_round != 1 || c.swap_ab != 0))
     return fmt::format("a_round={} swap_ab={} describe an A in registers (a_in_registers=0 here: 1 and 0)", c.a_round,
                        c.swap_ab);
+  if (c.convert_b != 0 && (c.a_in_registers == 0 || is_x3(c) || c.block_k > 64))
+    return fmt::format("convert_b=1 needs tf32 with A in registers and block_k <= 64 (one 64-K chunk per stage)");
+  if (!one_of(c.convert_b, {0, 1})) return fmt::format("convert_b={} is not 0 or 1", c.convert_b);
   if (c.a_in_registers != 0 && c.block_k % 32 != 0)
     return fmt::format("block_k={}: a raw A in registers is read as 128-byte rows of 32 floats", c.block_k);
   if ((c.block_m * c.block_k * 4) % kSmemAlign != 0 || ((c.block_m + c.block_n) * c.block_k * 4) % kSmemAlign != 0)
@@ -115,7 +123,8 @@ std::string shape_problem(const KernelConfig& c) {
 size_t wgmma_shared_memory_bytes(const KernelConfig& c) {
   const size_t a_planes = c.a_in_registers != 0 ? 1 : static_cast<size_t>(planes(c));  // RS: one raw A tile
   const size_t stage = (a_planes * c.block_m + planes(c) * c.block_n) * c.block_k * sizeof(float);
-  return kSmemAlign + static_cast<size_t>(c.stages) * stage + 16 * static_cast<size_t>(c.stages);
+  const size_t convert_tile = c.convert_b != 0 ? 64 * 68 * sizeof(float) + 16 : 0;  // CONVERT_SMEM_BYTES
+  return kSmemAlign + static_cast<size_t>(c.stages) * stage + 16 * static_cast<size_t>(c.stages) + convert_tile;
 }
 
 int wgmma_consumer_registers(const KernelConfig& c) {
@@ -197,6 +206,14 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
         if (wgmma_runs_in_place(c, key)) add(c);
       }
   }
+  // tf32 with A in registers: also with B's plane written by the kernel itself (no pre-pass).
+  const size_t in_registers_end = out.size();
+  for (size_t i = plane_fed; i < in_registers_end; ++i) {
+    if (x3) break;
+    KernelConfig c = out[i];
+    c.convert_b = 1;
+    add(c);
+  }
   // Launch order: every candidate groups 8 tile rows; the widest tf32 tiles with A in
   // registers (the fastest measured) also try 4 and 16 (which panels of A and B the CTAs of one
   // wave share in L2).
@@ -224,6 +241,8 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
         wgmma(f, 192, 32, 5, 1024),  // blocks of 1024 (32 stages each), 5 stages, 201 KiB
         in_registers(wgmma(f, 256, 32, 4, 0), 1, 0),     // A in registers, the widest tile
         in_registers(wgmma(f, 128, 32, 6, 256), 1, 1),   // swapped, blocked
+        converting(in_registers(wgmma(f, 256, 32, 4, 0), 1, 0)),    // B's plane written in the kernel
+        converting(in_registers(wgmma(f, 128, 32, 5, 256), 1, 1)),  // the same, swapped, blocked
     };
   else
     sample = {

@@ -46,13 +46,15 @@ bool wgmma_statically_valid(const KernelConfig& config, const StaticLimits& limi
 // Both drop block_n above max(smallest width, bit_ceil(N)); minus what is not statically valid.
 // Every one with block_k 32 also comes with A in registers (RS), unswapped when TMA can read
 // A in place (key.vec_a == 4) and swapped when it can read B (key.vec_b == 4); tf32x3 also
-// unswapped with A's big part truncated (a_round 0). Raster groups of 8 tile rows, and for
-// tf32 with A in registers at 128 x 256 also 4 and 16.
+// unswapped with A's big part truncated (a_round 0), tf32 also with B's plane written by the
+// kernel (convert_b). Raster groups of 8 tile rows, and for tf32 with A in registers at
+// 128 x 256 also 4 and 16.
 std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const StaticLimits& limits);
-// Ten tf32x3 / six tf32 configs: every default and every code path of the template (one and
+// Ten tf32x3 / eight tf32 configs: every default and every code path of the template (one and
 // two accumulators, the two-level sum, blocks spanning two stages, two blocks per stage,
 // tf32 blocked and not, 96..256 columns, the most shared memory, A in registers rounded and
-// truncated, swapped; rendered for op N/N that is a K-major A unswapped, MN-major swapped),
+// truncated, swapped, B converted in the kernel; rendered for op N/N that is a K-major A
+// unswapped, MN-major swapped, and a transposed B source unswapped, a row one swapped),
 // less those with A in registers that cannot read this key's memory in place.
 std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key);
 KernelConfig wgmma_default_config(const ProblemKey& key);

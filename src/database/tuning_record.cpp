@@ -144,10 +144,11 @@ void to_json(json& j, const KernelConfig& c) {
     j["sum_blocks"] = c.sum_blocks;
   }
   // Written only when set, so records of plane-fed kernels keep their shape.
-  if (c.a_in_registers != 0 || c.a_round != 1 || c.swap_ab != 0) {
+  if (c.a_in_registers != 0 || c.a_round != 1 || c.swap_ab != 0 || c.convert_b != 0) {
     j["a_in_registers"] = c.a_in_registers;
     j["a_round"] = c.a_round;
     j["swap_ab"] = c.swap_ab;
+    j["convert_b"] = c.convert_b;
   }
 }
 
@@ -159,7 +160,7 @@ void from_json(const json& j, KernelConfig& c) {
                              {"family", "block_m", "block_n", "block_k", "warps_m", "warps_n", "thread_m",
                               "thread_n", "stages", "split_k", "raster_group"},
                              {"consumers", "acc_block_k", "acc_buffers", "sum_blocks", "a_in_registers", "a_round",
-                              "swap_ab"});
+                              "swap_ab", "convert_b"});
   const KernelConfig defaults;
   c.family = json_reader::read_parsed(j, "family", [](std::string_view s) { return parse_kernel_family(s); });
   c.block_m = read_pow2(j, "block_m", 16, 256);
@@ -185,6 +186,7 @@ void from_json(const json& j, KernelConfig& c) {
   c.a_in_registers = read_optional_int(j, "a_in_registers", defaults.a_in_registers, 0, 1);
   c.a_round = read_optional_int(j, "a_round", defaults.a_round, 0, 1);
   c.swap_ab = read_optional_int(j, "swap_ab", defaults.swap_ab, 0, 1);
+  c.convert_b = read_optional_int(j, "convert_b", defaults.convert_b, 0, 1);
   if (is_wgmma(c.family) && c.block_m != 64 * c.consumers)
     throw FieldError("block_m", fmt::format("expected 64 * consumers ({}) for {}, got {}", 64 * c.consumers,
                                             to_string(c.family), c.block_m));

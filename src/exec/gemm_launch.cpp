@@ -17,7 +17,8 @@ namespace {
 
 constexpr unsigned kReduceThreads = 256;
 constexpr int64_t kPlaneAlign = 32;    // planes hold K rounded up to 32 floats (one 128-byte swizzle row)
-constexpr size_t kFlagBytes = 256;     // the pre-pass's non-finite flag, then the planes
+constexpr size_t kFlagBytes = 256;     // the pre-pass's non-finite flag, then the converter's counters
+constexpr int64_t kConvertChunk = 64;  // K per chunk of the in-kernel converter (CONVERT_TILE)
 constexpr size_t kMaxTensorMaps = 4096;  // encoded tensor maps kept (128 bytes each)
 
 // Row length of a split-K workspace slice: N rounded up to 4 floats, so that every row and
@@ -25,6 +26,12 @@ constexpr size_t kMaxTensorMaps = 4096;  // encoded tensor maps kept (128 bytes 
 int64_t workspace_ld(const GemmProblem& p) { return (p.n + 3) / 4 * 4; }
 int64_t plane_ld(const GemmProblem& p) { return (p.k + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign; }
 int planes_of(const KernelConfig& c) { return c.family == KernelFamily::WgmmaTf32x3 ? 2 : 1; }
+// The converter's chunks of K (one counter each) and the bytes before the planes: the flag, then
+// the unit counter and the chunk counters, rounded up to 256 bytes.
+int64_t convert_chunks(const GemmProblem& p) { return (plane_ld(p) + kConvertChunk - 1) / kConvertChunk; }
+size_t counter_bytes(const GemmProblem& p) {
+  return kFlagBytes + (static_cast<size_t>(4 * (1 + convert_chunks(p))) + 255) / 256 * 256;
+}
 
 cuda::Module compile_reducer(const Compiler& compiler, const TemplateStore& templates) {
   auto outcome = compiler.compile(templates.expand_includes("fp32/split_k_reduce.cu"), "split_k_reduce", {});
@@ -46,8 +53,8 @@ size_t GemmLauncher::workspace_bytes(const KernelConfig& config, const GemmProbl
     // Planes of both operands, or with A in registers only of the kernel's B (op(B), or op(A)
     // when swapped).
     const int64_t rows = config.a_in_registers == 0 ? p.m + p.n : config.swap_ab != 0 ? p.m : p.n;
-    return kFlagBytes + sizeof(float) * static_cast<size_t>(planes_of(config)) * static_cast<size_t>(rows) *
-                            static_cast<size_t>(plane_ld(p));
+    return counter_bytes(p) + sizeof(float) * static_cast<size_t>(planes_of(config)) * static_cast<size_t>(rows) *
+                                  static_cast<size_t>(plane_ld(p));
   }
   if (config.split_k <= 1) return 0;
   return sizeof(float) * static_cast<size_t>(config.split_k) * static_cast<size_t>(p.m) *
@@ -146,9 +153,11 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
 
   const int planes = planes_of(config);
   const int64_t ldp = plane_ld(p);
-  // Workspace: [flag][A' big][A' small][B' big][B' small] (tf32: no small planes; RS: no A').
+  // Workspace: [flag, counters][A' big][A' small][B' big][B' small] (tf32: no small planes; RS:
+  // no A').
   CUdeviceptr flag = workspace;
-  const CUdeviceptr a_big = workspace + kFlagBytes;
+  const CUdeviceptr counters = workspace + kFlagBytes;
+  const CUdeviceptr a_big = workspace + counter_bytes(p);
   const CUdeviceptr a_small = planes == 2 ? a_big + sizeof(float) * kernel_a.rows * ldp : a_big;
   const CUdeviceptr b_big = rs ? a_big : a_big + sizeof(float) * planes * kernel_a.rows * ldp;
   const CUdeviceptr b_small = planes == 2 ? b_big + sizeof(float) * kernel_b.rows * ldp : b_big;
@@ -167,7 +176,16 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
     cuda::launch(fn, {g.grid_x, g.grid_y, 1}, {g.block_x, 1, 1}, 0, stream, args);
   };
   if (!rs) split(kernel_a, a_big, a_small);
-  split(kernel_b, b_big, b_small);
+  ConvertJob job;
+  if (config.convert_b != 0) {
+    // The kernel writes B's plane itself (tf32/convert_operand.cuh): zero its counters.
+    job = {kernel_b.ptr, kernel_b.ld, b_big, ldp, counters, counters + 4, static_cast<int>(kernel_b.rows),
+           static_cast<int>(p.k)};
+    JITGEMM_CU(cuda::driver().cuMemsetD32Async(counters, 0, static_cast<size_t>(1 + convert_chunks(p)), stream),
+               "converter counters");
+  } else {
+    split(kernel_b, b_big, b_small);
+  }
 
   const int box_k = std::min(config.block_k, 32);
   CUtensorMap maps[4];
@@ -191,7 +209,7 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   long long ldc = p.effective_ldc();
   int m = static_cast<int>(kernel_a.rows), n = static_cast<int>(kernel_b.rows), k = static_cast<int>(p.k);
   float alpha = p.alpha, beta = p.beta;
-  void* args[] = {&maps[0], &maps[1], &maps[2], &maps[3], &c, &ldc, &m, &n, &k, &alpha, &beta, &flag};
+  void* args[] = {&maps[0], &maps[1], &maps[2], &maps[3], &c, &ldc, &m, &n, &k, &alpha, &beta, &flag, &job};
   const LaunchGeometry g = launch_geometry(config, m, n, p.k, sm_count_);
   cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
                args);

@@ -192,6 +192,40 @@ TEST(WgmmaInRegisters, NamesValidityAndSharedMemory) {
   EXPECT_NE(why.find("wgmma fields"), std::string::npos) << why;
 }
 
+TEST(WgmmaConvertB, NamesValiditySharedMemoryAndRendering) {
+  const KernelConfig cvt = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_cvt");
+  EXPECT_EQ(cvt.convert_b, 1);
+  EXPECT_EQ(cvt.swap_ab, 1);
+  EXPECT_EQ(cvt.name(), "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_cvt");
+  EXPECT_TRUE(statically_valid(cvt, StaticLimits{}, nullptr));
+  // The staging tile (64 x 68 floats) and the claimed unit come on top of the ring.
+  KernelConfig plain = cvt;
+  plain.convert_b = 0;
+  EXPECT_EQ(shared_memory_bytes(cvt), shared_memory_bytes(plain) + 64 * 68 * 4 + 16);
+  std::string why;
+  for (const char* bad : {"wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_cvt", "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_cvt",
+                          "wgmma_tf32_128x128x128_c2_s2_a0_b1_m0_g8_rs_cvt"}) {
+    EXPECT_FALSE(statically_valid(KernelConfig::parse(bad), StaticLimits{}, &why)) << bad;
+    EXPECT_NE(why.find("convert_b"), std::string::npos) << bad << ": " << why;
+  }
+  EXPECT_THROW(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_cvt_swap"), InvalidArgument);
+  // Swapped, B comes from A: stored M x K (trans_a N) is a row source, K x M (T) a transposed one.
+  const RenderedKernel nn = render_kernel(cvt, KernelSpecialization{Op::N, Op::N, 1, 4, 4});
+  EXPECT_EQ(nn.kernel_name, "jitgemm_" + cvt.name() + "_mn_bk1");
+  EXPECT_NE(nn.source.find("CONVERT_B = 1, CONVERT_TRANSPOSED = 0, CONVERT_VEC = 1;"), std::string::npos);
+  KernelConfig unswapped = cvt;
+  unswapped.swap_ab = 0;
+  const RenderedKernel tn = render_kernel(unswapped, KernelSpecialization{Op::T, Op::N, 4, 4, 4});
+  EXPECT_EQ(tn.kernel_name, "jitgemm_" + unswapped.name() + "_mn_bt4");
+  EXPECT_NE(tn.source.find("CONVERT_B = 1, CONVERT_TRANSPOSED = 1, CONVERT_VEC = 4;"), std::string::npos);
+  // In the tf32 space with A in registers, never in tf32x3's.
+  const auto tf32 = candidate_space(key_of(Precision::TF32, 4096, 4096, 4096));
+  EXPECT_TRUE(std::any_of(tf32.begin(), tf32.end(), [](const KernelConfig& c) { return c.convert_b == 1; }));
+  for (const KernelConfig& c : tf32) EXPECT_TRUE(c.convert_b == 0 || c.a_in_registers == 1) << c.name();
+  const auto x3 = candidate_space(key_of(Precision::TF32x3, 4096, 4096, 4096));
+  EXPECT_TRUE(std::none_of(x3.begin(), x3.end(), [](const KernelConfig& c) { return c.convert_b == 1; }));
+}
+
 TEST(WgmmaInRegisters, CandidatesOnlyWhereTmaCanReadTheOperandInPlace) {
   for (Precision p : {Precision::TF32x3, Precision::TF32}) {
     ProblemKey key = key_of(p, 4096, 4096, 4096);

@@ -61,6 +61,9 @@ TEST(WgmmaConfigJson, RoundTripsEveryField) {
 }
 
 TEST(WgmmaConfigJson, RegisterAFieldsRoundTripAndStayOutOfPlaneConfigs) {
+  const KernelConfig cvt = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_cvt");
+  EXPECT_EQ(json(cvt).at("convert_b"), 1);
+  EXPECT_EQ(config_from(json::parse(json(cvt).dump())), cvt);
   const KernelConfig rs = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rst_swap");
   const json j = rs;
   EXPECT_EQ(j.at("a_in_registers"), 1);
