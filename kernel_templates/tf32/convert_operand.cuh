@@ -88,25 +88,30 @@ __device__ __forceinline__ void store_plane_tile(const ConvertJob& job, const fl
   }
 }
 
-// The converter loop of warps 1..3 of the producer warpgroup: units until none are left.
+// The converter loop of warps 1..3 of the producer warpgroup: units until none are left. The
+// next unit is claimed while the current one loads (the atomic's round trip overlaps it).
 __device__ __forceinline__ void convert_b(const ConvertJob& job, float* tile) {
   const int ct = threadIdx.x - 32;
   unsigned* claimed = reinterpret_cast<unsigned*>(tile + CONVERT_TILE * (CONVERT_TILE + 4));
   const int row_tiles = convert_row_tiles(job);
   const unsigned units = row_tiles * ((job.ld_dst + CONVERT_TILE - 1) / CONVERT_TILE);
-  for (;;) {
-    if (ct == 0) *claimed = atomicAdd(job.next_unit, 1u);
-    barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);
-    const unsigned u = *claimed;
-    if (u >= units) return;  // the same u in every thread
+  if (ct == 0) *claimed = atomicAdd(job.next_unit, 1u);
+  barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);
+  unsigned u = *claimed;
+  while (u < units) {  // the same u in every thread
+    unsigned next = 0;
+    if (ct == 0) next = atomicAdd(job.next_unit, 1u);
     const int chunk = u / row_tiles, r0 = (u % row_tiles) * CONVERT_TILE, k0 = chunk * CONVERT_TILE;
     stage_source_tile(job, tile, r0, k0, ct);
-    barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);  // the tile is complete; *claimed has been read
+    barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);  // the tile is complete
     store_plane_tile(job, tile, r0, k0, ct);
-    __threadfence();
     fence_proxy_async_global();  // the TMA loads that follow the count must see these stores
-    barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);  // every store is fenced; the tile may be reused
+    if (ct == 0) *claimed = next;
+    barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);  // all stores fenced, the tile free, next published
+    // The barrier orders every thread's stores before this release (cumulativity).
     if (ct == 0) add_release_gpu(job.chunk_done + chunk, 1u);
+    u = *claimed;
+    barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);  // everyone read the claim before it is overwritten
   }
 }
 
