@@ -9,6 +9,7 @@
 #include "codegen/split_operand_render.hpp"
 #include "codegen/template_store.hpp"
 #include "cuda/driver_api.hpp"
+#include "exec/compiled_module.hpp"
 #include "jitgemm/error.hpp"
 #include "problem/problem_key.hpp"
 
@@ -33,20 +34,19 @@ size_t counter_bytes(const GemmProblem& p) {
   return kFlagBytes + (static_cast<size_t>(4 * (1 + convert_chunks(p))) + 255) / 256 * 256;
 }
 
-cuda::Module compile_reducer(const Compiler& compiler, const TemplateStore& templates) {
-  auto outcome = compiler.compile(templates.expand_includes("fp32/split_k_reduce.cu"), "split_k_reduce", {});
-  if (!outcome.ok) throw CompileError("fp32/split_k_reduce.cu failed to compile", outcome.log);
-  return cuda::Module(outcome.kernel.cubin, "fp32/split_k_reduce.cu");
+CompiledModule compile_reducer(const Compiler& compiler, const TemplateStore& templates) {
+  return compile_module(compiler, templates.expand_includes("fp32/split_k_reduce.cu"), "split_k_reduce", {},
+                        "fp32/split_k_reduce.cu");
 }
 
 }  // namespace
 
 GemmLauncher::GemmLauncher(const Compiler& compiler, const TemplateStore& templates, int sm_count)
-    : compiler_(compiler),
-      templates_(templates),
-      sm_count_(sm_count),
-      reduce_module_(compile_reducer(compiler, templates)),
-      reduce_(reduce_module_.function("split_k_reduce")) {}
+    : compiler_(compiler), templates_(templates), sm_count_(sm_count) {
+  CompiledModule reducer = compile_reducer(compiler, templates);
+  reduce_module_ = std::move(reducer.module);
+  reduce_ = std::move(reducer.function);
+}
 
 size_t GemmLauncher::workspace_bytes(const KernelConfig& config, const GemmProblem& p) const {
   if (is_wgmma(config.family)) {
@@ -100,13 +100,10 @@ void GemmLauncher::launch_split_k(const cuda::Function& main, const KernelConfig
 const cuda::Function& GemmLauncher::split_operand(int planes, bool transpose, int vec) {
   std::lock_guard lock(mutex_);
   const auto key = std::make_tuple(planes, transpose, vec);
-  if (auto it = split_operand_.find(key); it != split_operand_.end()) return it->second.second;
+  if (auto it = split_operand_.find(key); it != split_operand_.end()) return it->second.function;
   const RenderedKernel rendered = render_split_operand(planes, transpose, vec, templates_);
-  const CompileOutcome outcome = compiler_.compile(rendered.source, rendered.kernel_name, CompileOptions{});
-  if (!outcome.ok) throw CompileError(fmt::format("{} failed to compile", rendered.kernel_name), outcome.log);
-  cuda::Module module(outcome.kernel.cubin, rendered.kernel_name);
-  cuda::Function function = module.function(rendered.kernel_name);
-  return split_operand_.emplace(key, std::make_pair(std::move(module), std::move(function))).first->second.second;
+  CompiledModule compiled = compile_module(compiler_, rendered.source, rendered.kernel_name, CompileOptions{});
+  return split_operand_.emplace(key, std::move(compiled)).first->second.function;
 }
 
 CUtensorMap GemmLauncher::tensor_map(CUdeviceptr plane, int64_t rows, int64_t k, int64_t ld, int box_rows,

@@ -22,6 +22,7 @@
 #include "codegen/kernel_config.hpp"
 #include "compile/compiler.hpp"
 #include "cuda/module.hpp"
+#include "exec/compiled_module.hpp"
 #include "jitgemm/problem.hpp"
 
 namespace jitgemm {
@@ -55,7 +56,7 @@ class GemmLauncher {
   cuda::Module reduce_module_;
   cuda::Function reduce_;
   std::mutex mutex_;  // guards the two caches below
-  std::map<std::tuple<int, bool, int>, std::pair<cuda::Module, cuda::Function>> split_operand_;
+  std::map<std::tuple<int, bool, int>, CompiledModule> split_operand_;
   // Tensor maps encode (address, shape, stride, box): the same address and shape give the
   // same map, so it is encoded once (the cache is emptied at kMaxTensorMaps entries).
   std::map<std::tuple<CUdeviceptr, int64_t, int64_t, int64_t, int, int>, CUtensorMap> tensor_maps_;

@@ -1,10 +1,7 @@
 #include "launch/kernel_cache.hpp"
 
-#include <fmt/format.h>
-
 #include "codegen/source_render.hpp"
-#include "compile/compiler.hpp"
-#include "jitgemm/error.hpp"
+#include "exec/compiled_module.hpp"
 #include "tune/candidate_compiler.hpp"
 
 namespace jitgemm {
@@ -17,14 +14,9 @@ const LoadedKernel& KernelCache::get(const KernelConfig& config, const KernelSpe
   std::lock_guard lock(mutex_);
   if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
   const RenderedKernel rendered = render_kernel(config, specialization, templates_);
-  const CompileOutcome outcome = compiler_.compile(rendered.source, rendered.kernel_name, gemm_compile_options());
-  if (!outcome.ok)
-    throw CompileError(fmt::format("NVRTC failed to compile kernel {}", rendered.kernel_name), outcome.log);
-  cuda::Module module(outcome.kernel.cubin, rendered.kernel_name);
-  cuda::Function function = module.function(
-      outcome.kernel.lowered_name.empty() ? rendered.kernel_name : outcome.kernel.lowered_name);
-  auto loaded = std::make_unique<LoadedKernel>(
-      LoadedKernel{config, specialization, rendered.kernel_name, std::move(module), function});
+  CompiledModule compiled = compile_module(compiler_, rendered.source, rendered.kernel_name, gemm_compile_options());
+  auto loaded = std::make_unique<LoadedKernel>(LoadedKernel{config, specialization, rendered.kernel_name,
+                                                            std::move(compiled.module), std::move(compiled.function)});
   return *kernels_.emplace(key, std::move(loaded)).first->second;
 }
 

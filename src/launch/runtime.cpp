@@ -22,6 +22,7 @@
 #include "launch/environment.hpp"
 #include "launch/kernel_cache.hpp"
 #include "launch/kernel_selector.hpp"
+#include "launch/memoized_selector.hpp"
 #include "launch/operand_checks.hpp"
 #include "launch/workspace_pool.hpp"
 #include "problem/problem_key.hpp"
@@ -52,6 +53,30 @@ const TemplateStore& templates_for(const std::string& dir, std::unique_ptr<Templ
   return *owned;
 }
 
+// This machine's environment for each kernel family (the template hash differs): one
+// untuned config of each family, a large product (SIMT, wgmma) and a small one (mma.sync)
+// per precision.
+Environments family_environments(const cuda::DeviceInfo& info, const TemplateStore& templates) {
+  Environments environments;
+  for (Precision precision : {Precision::FP32, Precision::TF32x3, Precision::TF32})
+    for (int64_t size : {4096, 64}) {
+      GemmProblem probe;
+      probe.m = probe.n = probe.k = size;
+      probe.precision = precision;
+      const KernelConfig config = untuned_config(make_problem_key(probe));
+      environments[config.family] =
+          current_environment(info, render_kernel(config, KernelSpecialization{}, templates).template_hash);
+    }
+  return environments;
+}
+
+// The database is read first, so a damaged file is the error a Runtime reports.
+MemoizedSelector load_selector(const std::string& database_path, const DeviceKey& device,
+                               const cuda::DeviceInfo& info, const TemplateStore& templates) {
+  TuningDatabase database = TuningDatabase::load(database_path);
+  return MemoizedSelector(std::move(database), device, family_environments(info, templates));
+}
+
 }  // namespace
 
 struct Runtime::Impl {
@@ -66,9 +91,8 @@ struct Runtime::Impl {
   GemmLauncher launcher;
   WorkspacePool workspaces;
   std::string database_path;
-  mutable std::mutex database_mutex;
-  TuningDatabase database;
-  Environments environments;  // per kernel family: the template hash differs
+  mutable std::mutex database_mutex;  // guards selector (the database and its memo)
+  MemoizedSelector selector;
   std::atomic<uint64_t> exact{0}, nearest{0}, fallback{0}, stale{0};
   std::atomic<int> last_rule{static_cast<int>(ServeRule::Default)};
 
@@ -83,19 +107,7 @@ struct Runtime::Impl {
         kernels(compiler, templates),
         launcher(compiler, templates, info.sm_count),
         database_path(first_non_empty(options.database_path, "JITGEMM_TUNING_DB", JITGEMM_SHIPPED_DB)),
-        database(TuningDatabase::load(database_path)) {
-    // One untuned config of each family: a large product (SIMT, wgmma) and a small one
-    // (mma.sync) per precision.
-    for (Precision precision : {Precision::FP32, Precision::TF32x3, Precision::TF32})
-      for (int64_t size : {4096, 64}) {
-        GemmProblem probe;
-        probe.m = probe.n = probe.k = size;
-        probe.precision = precision;
-        const KernelConfig config = untuned_config(make_problem_key(probe));
-        environments[config.family] =
-            current_environment(info, render_kernel(config, KernelSpecialization{}, templates).template_hash);
-      }
-  }
+        selector(load_selector(database_path, device, info, templates)) {}
 
   void count(const Selection& s) {
     (s.rule == ServeRule::Exact ? exact : s.rule == ServeRule::Nearest ? nearest : fallback)++;
@@ -118,7 +130,7 @@ void Runtime::gemm(const GemmProblem& problem, const float* a, const float* b, f
   Selection selection;
   {
     std::lock_guard lock(im.database_mutex);
-    selection = select_kernel(im.database, im.device, key, im.environments);
+    selection = im.selector.select(key);
   }
   im.count(selection);
   const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
@@ -143,7 +155,7 @@ double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {
   TuningRecord record = make_record(result, im.device, current_environment(im.info, result.template_hash));
   if (options.write_database) TuningDatabase::save_merged(im.database_path, {record});
   std::lock_guard lock(im.database_mutex);
-  im.database.upsert(record);
+  im.selector.upsert(std::move(record));
   return result.best()->timing.median_ms;
 }
 

@@ -54,6 +54,12 @@ struct ProblemKey {
   friend bool operator==(const ProblemKey&, const ProblemKey&) = default;
 };
 
+// Hash over every field of a ProblemKey (equal keys hash equal), for unordered containers;
+// formats nothing.
+struct ProblemKeyHash {
+  size_t operator()(const ProblemKey& key) const noexcept;
+};
+
 // Key of a problem whose operands live at the given device addresses.
 ProblemKey make_problem_key(const GemmProblem& p, const void* a, const void* b, const void* c);
 // Key assuming 256-byte aligned base pointers (what cuMemAlloc returns): used by the tuner.

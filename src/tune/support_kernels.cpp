@@ -7,6 +7,7 @@
 
 #include "codegen/template_store.hpp"
 #include "cuda/driver_api.hpp"
+#include "exec/compiled_module.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -20,22 +21,23 @@ unsigned blocks_for(int64_t count) {
   return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(blocks, kMaxBlocks)));
 }
 
-cuda::Module compile_support(const Compiler& compiler, const TemplateStore& templates) {
-  const std::string source = templates.expand_includes("support/tuning_kernels.cu");
-  // One module of several extern "C" kernels; NVRTC is given one of them by name.
-  auto outcome = compiler.compile(source, "error_sums", CompileOptions{});
-  if (!outcome.ok) throw CompileError("support/tuning_kernels.cu failed to compile", outcome.log);
-  return cuda::Module(outcome.kernel.cubin, "support/tuning_kernels.cu");
+// One module of several extern "C" kernels; NVRTC is given one of them by name.
+CompiledModule compile_support(const Compiler& compiler, const TemplateStore& templates) {
+  return compile_module(compiler, templates.expand_includes("support/tuning_kernels.cu"), "error_sums",
+                        CompileOptions{}, "support/tuning_kernels.cu");
 }
 
 }  // namespace
 
 SupportKernels::SupportKernels(const Compiler& compiler, const TemplateStore& templates)
-    : module_(compile_support(compiler, templates)),
+    : SupportKernels(compile_support(compiler, templates)) {}
+
+SupportKernels::SupportKernels(CompiledModule support)
+    : module_(std::move(support.module)),
       fill_random_(module_.function("fill_random")),
       fill_value_(module_.function("fill_value")),
       widen_(module_.function("widen_to_double")),
-      error_sums_(module_.function("error_sums")) {}
+      error_sums_(std::move(support.function)) {}
 
 void SupportKernels::fill_random(CUdeviceptr out, int64_t rows, int64_t cols, int64_t ld, uint64_t seed,
                                  RandomKind kind, bool symmetric, float pad_value, CUstream stream) const {

@@ -8,6 +8,7 @@
 
 #include "compile/compiler.hpp"
 #include "cuda/module.hpp"
+#include "exec/compiled_module.hpp"
 #include "tune/accuracy_contract.hpp"
 
 namespace jitgemm {
@@ -31,6 +32,8 @@ class SupportKernels {
                          CUdeviceptr scratch, CUstream stream) const;
 
  private:
+  explicit SupportKernels(CompiledModule support);  // support.function: error_sums
+
   cuda::Module module_;
   cuda::Function fill_random_, fill_value_, widen_, error_sums_;
 };

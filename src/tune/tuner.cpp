@@ -12,6 +12,7 @@
 #include "cuda/driver_api.hpp"
 #include "cuda/module.hpp"
 #include "cuda/stream.hpp"
+#include "exec/compiled_module.hpp"
 #include "exec/gemm_launch.hpp"
 #include "jitgemm/error.hpp"
 #include "tune/accuracy_contract.hpp"
@@ -133,7 +134,7 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
 
   // 4. Verify, then screen (a few timed runs), every candidate that compiled without spills.
   std::vector<std::function<void(const GemmProblem&, CUstream)>> launchers(compiled.size());
-  std::vector<cuda::Module> modules;
+  std::vector<CompiledModule> modules;
   modules.reserve(compiled.size());
   for (size_t i = 0; i < compiled.size(); ++i) {
     const CompiledCandidate& cand = compiled[i];
@@ -150,10 +151,8 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
     } else {
       report(TuneProgress::Phase::Verifying, i + 1, cand.config.name());
       try {
-        modules.emplace_back(cand.outcome.kernel.cubin, cand.rendered.kernel_name);
-        const cuda::Function fn = modules.back().function(cand.outcome.kernel.lowered_name.empty()
-                                                              ? cand.rendered.kernel_name
-                                                              : cand.outcome.kernel.lowered_name);
+        modules.push_back(load_module(cand.outcome.kernel, cand.rendered.kernel_name));
+        const cuda::Function fn = modules.back().function;
         const size_t workspace_bytes = launcher.workspace_bytes(cand.config, problem);
         if (workspace_bytes > ws.workspace.size()) {
           JITGEMM_CU(cu.cuStreamSynchronize(stream.get()), "before growing the workspace");

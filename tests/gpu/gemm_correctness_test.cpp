@@ -83,18 +83,25 @@ TEST(ServeRules, TuneThenExactNearestDefault) {
   Runtime runtime(options);
   GemmProblem tuned;
   tuned.m = 384, tuned.n = 256, tuned.k = 512;
-  TuneOptions tune_options;
-  tune_options.jobs = 0;
-  const double ms = runtime.tune(tuned, tune_options);
-  EXPECT_GT(ms, 0.0);
-  ASSERT_TRUE(std::filesystem::exists(options.database_path));
-
   auto run = [&](const GemmProblem& p) {
     const CaseResult r = env.run_case(p, 5, RandomKind::Uniform01, [&](const float* a, const float* b, float* c) {
       runtime.gemm(p, a, b, c, reinterpret_cast<CUstream_st*>(env.stream()));
     });
     EXPECT_TRUE(r.ours.passes(r.tolerance)) << p.to_string();
   };
+  // Served (and its selection memoized) before it is tuned: the default heuristic.
+  run(tuned);
+  EXPECT_EQ(runtime.last_serve_rule(), ServeRule::Default);
+
+  TuneOptions tune_options;
+  tune_options.jobs = 0;
+  const double ms = runtime.tune(tuned, tune_options);
+  EXPECT_GT(ms, 0.0);
+  ASSERT_TRUE(std::filesystem::exists(options.database_path));
+
+  // The new record serves at once, on every call (the memo was forgotten with the change).
+  run(tuned);
+  EXPECT_EQ(runtime.last_serve_rule(), ServeRule::Exact);
   run(tuned);
   EXPECT_EQ(runtime.last_serve_rule(), ServeRule::Exact);
   GemmProblem near = tuned;
@@ -106,9 +113,9 @@ TEST(ServeRules, TuneThenExactNearestDefault) {
   run(other);
   EXPECT_EQ(runtime.last_serve_rule(), ServeRule::Default);
   const auto counters = runtime.serve_counters();
-  EXPECT_EQ(counters.exact, 1u);
+  EXPECT_EQ(counters.exact, 2u);
   EXPECT_EQ(counters.nearest, 1u);
-  EXPECT_EQ(counters.fallback, 1u);
+  EXPECT_EQ(counters.fallback, 2u);
   EXPECT_EQ(counters.stale, 0u);
 
   // A second Runtime reads the record back from the file.

@@ -1,7 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <set>
+#include <utility>
+#include <vector>
+
 #include "jitgemm/error.hpp"
 #include "problem/problem_key.hpp"
+#include "problem/problem_key_samples.hpp"
 #include "problem/problem_list.hpp"
 #include "problem/reference_problems.hpp"
 
@@ -39,6 +44,21 @@ TEST(ProblemKey, SameKindIgnoresSizesButNotTransposes) {
   EXPECT_TRUE(make_problem_key(p).same_kind(make_problem_key(q)));
   q.trans_b = Op::T;
   EXPECT_FALSE(make_problem_key(p).same_kind(make_problem_key(q)));
+}
+
+TEST(ProblemKey, HashCoversEveryField) {
+  const ProblemKey base = ProblemKey::parse("gemm.fp32.NN.general.general.full.2048x4096x8192.tight.tight.tight.v444");
+  EXPECT_EQ(ProblemKeyHash{}(base), ProblemKeyHash{}(ProblemKey::parse(base.canonical())));
+  // Each variant differs from the base in one field: all hashes differ.
+  std::vector<ProblemKey> keys = testing::one_field_variants(base);
+  keys.push_back(base);
+  std::set<size_t> hashes;
+  for (const ProblemKey& key : keys) hashes.insert(ProblemKeyHash{}(key));
+  EXPECT_EQ(hashes.size(), keys.size());
+  // Swapped sizes are other keys.
+  ProblemKey swapped = base;
+  std::swap(swapped.m, swapped.n);
+  EXPECT_NE(ProblemKeyHash{}(swapped), ProblemKeyHash{}(base));
 }
 
 TEST(ProblemKey, ParseNamesTheBadPart) {
