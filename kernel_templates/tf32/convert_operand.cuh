@@ -47,7 +47,8 @@ static_assert(CONVERT_VEC == 1 || CONVERT_VEC == 4, "CONVERT_VEC: 4 (16-byte ali
 
 __device__ __forceinline__ int convert_row_tiles(const ConvertJob& job) { return (job.rows + CONVERT_TILE - 1) / CONVERT_TILE; }
 
-// Source tile (rows r0.., K k0..) -> tile, zeros outside R x K. ct: 0 .. CONVERT_THREADS-1.
+// Issues the copies of the source tile (rows r0.., K k0..) -> tile, zeros outside R x K.
+// ct: 0 .. CONVERT_THREADS-1.
 __device__ __forceinline__ void stage_source_tile(const ConvertJob& job, float* tile, int r0, int k0, int ct) {
   const unsigned base = shared_address(tile);
   if (CONVERT_TRANSPOSED || CONVERT_VEC == 1) {
@@ -70,8 +71,7 @@ __device__ __forceinline__ void stage_source_tile(const ConvertJob& job, float* 
       cp_async_16(base + 4 * (rr * CONVERT_STRIDE + kk), from, 4 * valid);
     }
   }
-  cp_async_commit();
-  cp_async_wait<0>();
+  cp_async_commit();  // the caller waits (cp_async_wait<0>) before the tile is read
 }
 
 // tile -> rounded plane rows r0.., K k0.. (up to ld_dst: zeros past K come from the tile).
@@ -88,30 +88,40 @@ __device__ __forceinline__ void store_plane_tile(const ConvertJob& job, const fl
   }
 }
 
-// The converter loop of warps 1..3 of the producer warpgroup: units until none are left. The
-// next unit is claimed while the current one loads (the atomic's round trip overlaps it).
+// The converter loop of warps 1..3 of the producer warpgroup: units until none are left,
+// software-pipelined: the next unit's copies are in flight while the current unit's stores
+// drain (the proxy fence waits for them), and the unit after that is claimed meanwhile.
 __device__ __forceinline__ void convert_b(const ConvertJob& job, float* tile) {
   const int ct = threadIdx.x - 32;
   unsigned* claimed = reinterpret_cast<unsigned*>(tile + CONVERT_TILE * (CONVERT_TILE + 4));
   const int row_tiles = convert_row_tiles(job);
   const unsigned units = row_tiles * ((job.ld_dst + CONVERT_TILE - 1) / CONVERT_TILE);
-  if (ct == 0) *claimed = atomicAdd(job.next_unit, 1u);
+  auto origin = [&](unsigned u, int& r0, int& k0) {
+    r0 = (u % row_tiles) * CONVERT_TILE, k0 = (u / row_tiles) * CONVERT_TILE;
+  };
+  if (ct == 0) claimed[0] = atomicAdd(job.next_unit, 1u);
   barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);
-  unsigned u = *claimed;
-  while (u < units) {  // the same u in every thread
-    unsigned next = 0;
-    if (ct == 0) next = atomicAdd(job.next_unit, 1u);
-    const int chunk = u / row_tiles, r0 = (u % row_tiles) * CONVERT_TILE, k0 = chunk * CONVERT_TILE;
-    stage_source_tile(job, tile, r0, k0, ct);
-    barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);  // the tile is complete
+  unsigned u = claimed[0];  // the same in every thread
+  unsigned after = 0;       // ct 0: the claim after the next
+  if (ct == 0) after = atomicAdd(job.next_unit, 1u);
+  int r0, k0;
+  if (u < units) origin(u, r0, k0), stage_source_tile(job, tile, r0, k0, ct);
+  while (u < units) {
+    cp_async_wait<0>();
+    barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);  // tile holds unit u; claimed[0] has been read
     store_plane_tile(job, tile, r0, k0, ct);
-    fence_proxy_async_global();  // the TMA loads that follow the count must see these stores
-    if (ct == 0) *claimed = next;
-    barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);  // all stores fenced, the tile free, next published
+    if (ct == 0) claimed[0] = after;
+    barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);  // the tile is read; the next claim is published
+    const unsigned next = claimed[0];
+    const int chunk = u / row_tiles;
+    if (ct == 0 && next < units) after = atomicAdd(job.next_unit, 1u);
+    int nr0 = 0, nk0 = 0;
+    if (next < units) origin(next, nr0, nk0), stage_source_tile(job, tile, nr0, nk0, ct);
+    fence_proxy_async_global();  // u's stores are done for the TMA loads that follow the count
+    barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);  // every thread's stores fenced; claimed[0] read
     // The barrier orders every thread's stores before this release (cumulativity).
     if (ct == 0) add_release_gpu(job.chunk_done + chunk, 1u);
-    u = *claimed;
-    barrier_sync(CONVERT_BARRIER, CONVERT_THREADS);  // everyone read the claim before it is overwritten
+    u = next, r0 = nr0, k0 = nk0;
   }
 }
 
