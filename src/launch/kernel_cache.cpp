@@ -9,8 +9,16 @@ namespace jitgemm {
 KernelCache::KernelCache(const Compiler& compiler, const TemplateStore& templates)
     : compiler_(compiler), templates_(templates) {}
 
+size_t KernelCache::KeyHash::operator()(const Key& k) const noexcept {
+  const KernelSpecialization& s = k.specialization;
+  size_t h = KernelConfigHash{}(k.config);
+  for (int v : {static_cast<int>(s.trans_a), static_cast<int>(s.trans_b), s.vec_a, s.vec_b, s.vec_c})
+    h = (h ^ static_cast<size_t>(v)) * 0x100000001b3ull;  // FNV-1a step per field
+  return h;
+}
+
 const LoadedKernel& KernelCache::get(const KernelConfig& config, const KernelSpecialization& specialization) {
-  const std::string key = config.name() + "_" + specialization.suffix();
+  const Key key{config, specialization};
   std::lock_guard lock(mutex_);
   if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
   const RenderedKernel rendered = render_kernel(config, specialization, templates_);
