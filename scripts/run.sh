@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job: set up, build, tune and run the reference problems and print the table.
+# The main job: set up, build, tune and run the reference problems in every precision mode
+# (fp32, tf32x3, tf32) and print the table.
 # Without a GPU it says so, then generates and compiles every candidate for sm_90a and
 # prints their resource use. Extra arguments go to jitgemm-tune.
 set -euo pipefail

@@ -37,7 +37,8 @@ namespace {
 struct Options {
   // one problem from flags
   int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
-  std::string trans_a = "N", trans_b = "N", precision = "fp32";
+  std::string trans_a = "N", trans_b = "N";
+  std::string precision;  // empty: fp32 for one problem, every mode for --reference
   float alpha = 1.0f, beta = 0.0f;
   // or a list / the reference set
   std::string problems_file;
@@ -57,13 +58,16 @@ struct Options {
 std::vector<NamedProblem> problems_of(const Options& o) {
   std::vector<NamedProblem> list;
   if (o.reference) {
-    for (const auto& r : reference_problems(parse_precision(o.precision, "--precision"))) {
-      if (r.runnable) {
-        list.push_back({r.id, r.problem});
-      } else {
-        fmt::print("skipping reference problem {}: {}\n", r.id, r.note);
+    const std::vector<std::string> modes =
+        o.precision.empty() ? std::vector<std::string>{"fp32", "tf32x3", "tf32"} : std::vector<std::string>{o.precision};
+    for (const std::string& mode : modes)
+      for (const auto& r : reference_problems(parse_precision(mode, "--precision"))) {
+        if (r.runnable) {
+          list.push_back({r.id, r.problem});
+        } else if (mode == modes.front()) {
+          fmt::print("skipping reference problem {}: {}\n", r.id, r.note);
+        }
       }
-    }
   }
   if (!o.problems_file.empty())
     for (auto& np : load_problem_list(o.problems_file)) list.push_back(std::move(np));
@@ -79,7 +83,7 @@ std::vector<NamedProblem> problems_of(const Options& o) {
     p.ldc = o.ldc;
     p.alpha = o.alpha;
     p.beta = o.beta;
-    p.precision = parse_precision(o.precision, "--precision");
+    p.precision = parse_precision(o.precision.empty() ? "fp32" : o.precision, "--precision");
     list.push_back({"cli", p});
   }
   if (o.max_gflop > 0)
@@ -228,7 +232,8 @@ int main(int argc, char** argv) {
   app.add_option("--ldc", o.ldc, "leading dimension of C (0: tight)");
   app.add_option("--alpha", o.alpha, "alpha");
   app.add_option("--beta", o.beta, "beta");
-  app.add_option("--precision", o.precision, "fp32 | tf32x3 | tf32")->check(CLI::IsMember({"fp32", "tf32x3", "tf32"}));
+  app.add_option("--precision", o.precision, "fp32 | tf32x3 | tf32 (default: fp32; with --reference every mode)")
+      ->check(CLI::IsMember({"fp32", "tf32x3", "tf32"}));
   app.add_option("--problems", o.problems_file, "JSON array of problems ({m,n,k,trans_a,trans_b,lda,...,id})")
       ->check(CLI::ExistingFile);
   app.add_flag("--reference", o.reference, "tune the reference problems of reference-problems.md");
