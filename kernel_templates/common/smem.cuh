@@ -14,13 +14,6 @@ __device__ __forceinline__ float lds_f32(unsigned addr) {
   return v;
 }
 
-// ld.shared.v2.f32: two consecutive floats from an 8-byte aligned shared address.
-__device__ __forceinline__ float2 lds_f32x2(unsigned addr) {
-  float2 v;
-  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(addr));
-  return v;
-}
-
 // bar.red.or.pred on named barrier `id` (1..15; 0 is __syncthreads) among `threads` threads
 // (a multiple of 32, all of which must call it): true when `pred` holds in any of them.
 // The result is the same in every thread; the shuffle from lane 0 lets ptxas know it is

@@ -43,20 +43,6 @@ __device__ __forceinline__ Tf32Pair tf32_split(float x) {
   return {big, tf32_round(x - big)};
 }
 
-// The K order of B's planes for a wgmma kernel with A in registers (tf32/a_fragments.cuh):
-// inside each group of 8 K values, positions 0..3 hold K values 0, 2, 4, 6 and positions 4..7
-// hold 1, 3, 5, 7. `x` holds 4 consecutive K values starting at k (k % 4 == 0) in lane l, the
-// other 4 of its group of 8 are in lane l ^ 1 (k % 8 == 0 in the even lane); returns what this
-// lane stores at its own 4 positions. Both lanes of the pair must call it.
-__device__ __forceinline__ float4 permute_k8(float4 x) {
-  const unsigned lane = threadIdx.x % 32;
-  const unsigned pair = 3u << (lane & ~1u);
-  const float4 p = make_float4(__shfl_xor_sync(pair, x.x, 1), __shfl_xor_sync(pair, x.y, 1),
-                               __shfl_xor_sync(pair, x.z, 1), __shfl_xor_sync(pair, x.w, 1));
-  return lane % 2 == 0 ? make_float4(x.x, x.z, p.x, p.z)   // K 0, 2, 4, 6 of the group
-                       : make_float4(p.y, p.w, x.y, x.w);  // K 1, 3, 5, 7
-}
-
 // NaN -> 0, everything else unchanged: the inf rule of kernel-design.md section 1, applied to
 // the small-product partial sum (0·inf from a finite operand's zero small part times an
 // infinite big part must not poison a product whose big part carries the inf).

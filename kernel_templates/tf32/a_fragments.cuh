@@ -10,13 +10,6 @@
 //   A_MN_MAJOR = 0 (A stored M x K): [BLOCK_K / 32][BLOCK_M rows (m)][32 k]
 //   A_MN_MAJOR = 1 (A stored K x M): [BLOCK_M / 32][BLOCK_K rows (k)][32 m]
 // In a swizzled row r, float c sits in 16-byte chunk (c / 4) ^ (r % 8).
-//
-// K order inside each k8 step: the fragment's k slot j holds the K value 2j (j < 4) or
-// 2(j - 4) + 1 (j >= 4), and B's planes are written in the same order (split_operand.cu and
-// convert_operand.cuh with PERMUTE_K), so the product is unchanged. A thread's slots t and
-// t + 4 are then K values 2t and 2t + 1: one 8-byte load from a K-major tile, and from an
-// MN-major tile rows 2t and 2t + 1, whose swizzle puts the warp's 32 reads in distinct banks
-// (with K values t and t + 4 two rows shared a bank).
 #pragma once
 
 #include "common/smem.cuh"
@@ -56,24 +49,14 @@ __device__ __forceinline__ void load_a_fragments(AFragments& f, const StageGroup
   for (int i = 0; i < FRAG_STEPS; ++i) {
     const int g = first + i;
     const unsigned tile = group.addr[g / K_STEPS];  // the raw A tile opens the stage
-    const int k = (g % K_STEPS) * 8 + 2 * (lane % 4);  // K values k, k + 1 -> slots t, t + 4
-    float x[4];  // a[0], a[1], a[2], a[3]: (m, k), (m + 8, k), (m, k + 1), (m + 8, k + 1)
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      if constexpr (A_MN_MAJOR) {
-        x[h] = lds_f32(raw_a_addr(tile, m + 8 * h, k));
-        x[h + 2] = lds_f32(raw_a_addr(tile, m + 8 * h, k + 1));
-      } else {
-        const float2 v = lds_f32x2(raw_a_addr(tile, m + 8 * h, k));
-        x[h] = v.x, x[h + 2] = v.y;
-      }
-    }
+    const int k = (g % K_STEPS) * 8 + lane % 4;     // columns k and k + 4
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
-      const Tf32Pair p = split_a(x[r]);
+      const float x = lds_f32(raw_a_addr(tile, m + 8 * (r % 2), k + 4 * (r / 2)));
+      const Tf32Pair p = split_a(x);
       f.big[i][r] = p.big;
       if constexpr (TF32X3) f.small[i][r] = p.small;
-      f.nonfinite |= !isfinite(x[r]);
+      f.nonfinite |= !isfinite(x);
     }
   }
   // Every fragment is final here, before the wgmma.fence that follows.

@@ -79,14 +79,12 @@ __device__ __forceinline__ void stage_source_tile(const ConvertJob& job, float* 
 __device__ __forceinline__ void store_plane_tile(const ConvertJob& job, const float* tile, int r0, int k0, int ct) {
   for (int i = ct; i < CONVERT_TILE * CONVERT_TILE / 4; i += CONVERT_THREADS) {
     const int rr = i / 16, kk = 4 * (i % 16);
+    if (r0 + rr >= job.rows || k0 + kk >= job.ld_dst) continue;
     float v[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j)
       v[j] = tf32_round(CONVERT_TRANSPOSED ? tile[(kk + j) * CONVERT_STRIDE + rr] : tile[rr * CONVERT_STRIDE + kk + j]);
-    // In the K order of A's fragments (permute_k8; i and i ^ 1 are lanes l and l ^ 1).
-    const float4 out = permute_k8(make_float4(v[0], v[1], v[2], v[3]));
-    if (r0 + rr >= job.rows || k0 + kk >= job.ld_dst) continue;
-    *reinterpret_cast<float4*>(job.dst + (long long)(r0 + rr) * job.ld_dst + k0 + kk) = out;
+    *reinterpret_cast<float4*>(job.dst + (long long)(r0 + rr) * job.ld_dst + k0 + kk) = make_float4(v[0], v[1], v[2], v[3]);
   }
 }
 

@@ -25,7 +25,6 @@ constexpr int PLANES = 2;     // 2: tf32x3 (big and small planes); 1: tf32 (one 
 constexpr int TRANSPOSE = 1;  // 1: the source is R-contiguous (transposed through shared memory)
 constexpr int VEC = 4;        // 4: ld_src % 4 == 0 and 16-byte aligned src (float4 loads); 1: scalar
 constexpr int ROUND_BIG = 1;  // 1: big = rna(x); 0: big = trunc(x), as the tensor cores read x raw
-constexpr int PERMUTE_K = 0;  // 1: K permuted inside groups of 8 (permute_k8: for A in registers)
 #endif
 
 constexpr int TILE_R = 64;    // operand rows per CTA
@@ -47,10 +46,9 @@ __device__ __forceinline__ float4 load4(const float* p, int valid) {
   return make_float4(v[0], v[1], v[2], v[3]);
 }
 
-// Rounds/splits four values and stores them at plane offset `at` (16-byte aligned) when
-// `write`. Returns true when any value written is not finite. PERMUTE_K: the lanes of a pair
-// (lane ^ 1, the other half of the group of 8 K values) exchange values first; both call it.
-__device__ __forceinline__ bool store4(float* big, float* small, long long at, float4 x, bool write) {
+// Rounds/splits four values and stores them at plane offset `at` (16-byte aligned).
+// Returns true when any value written is not finite.
+__device__ __forceinline__ bool store4(float* big, float* small, long long at, float4 x) {
   const float in[4] = {x.x, x.y, x.z, x.w};
   float b[4], s[4];
   bool nonfinite = false;
@@ -61,14 +59,8 @@ __device__ __forceinline__ bool store4(float* big, float* small, long long at, f
     s[j] = p.small;
     nonfinite |= !isfinite(b[j]);  // a finite big part has a finite small part
   }
-  float4 bv = make_float4(b[0], b[1], b[2], b[3]), sv = make_float4(s[0], s[1], s[2], s[3]);
-  if (PERMUTE_K) {
-    bv = permute_k8(bv);
-    if (PLANES == 2) sv = permute_k8(sv);
-  }
-  if (!write) return false;
-  *reinterpret_cast<float4*>(big + at) = bv;
-  if (PLANES == 2) *reinterpret_cast<float4*>(small + at) = sv;
+  *reinterpret_cast<float4*>(big + at) = make_float4(b[0], b[1], b[2], b[3]);
+  if (PLANES == 2) *reinterpret_cast<float4*>(small + at) = make_float4(s[0], s[1], s[2], s[3]);
   return nonfinite;
 }
 
@@ -91,7 +83,7 @@ __device__ __forceinline__ bool split_rows(const float* src, long long ld_src, i
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const int r = r0 + threadIdx.x / 16 + 16 * i;
-    nonfinite |= store4(big, small, (long long)r * ld_dst + k, x[i], r < R);  // r is the same in a lane pair
+    if (r < R) nonfinite |= store4(big, small, (long long)r * ld_dst + k, x[i]);
   }
   return nonfinite;
 }
@@ -130,8 +122,9 @@ __device__ __forceinline__ bool split_transposed(const float* src, long long ld_
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int kt = (threadIdx.x % 8) * 4 + 32 * h;  // K offset inside the tile
+      if (r0 + r >= R || k0 + kt >= ld_dst) continue;
       const float4 x = make_float4(tile[kt][r], tile[kt + 1][r], tile[kt + 2][r], tile[kt + 3][r]);
-      nonfinite |= store4(big, small, (long long)(r0 + r) * ld_dst + k0 + kt, x, r0 + r < R && k0 + kt < ld_dst);
+      nonfinite |= store4(big, small, (long long)(r0 + r) * ld_dst + k0 + kt, x);
     }
   }
   return nonfinite;

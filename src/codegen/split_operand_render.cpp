@@ -17,15 +17,13 @@ constexpr int kThreads = 256;  // THREADS of the template
 
 }  // namespace
 
-RenderedKernel render_split_operand(int planes, bool transpose, int vec, bool permute_k,
-                                    const TemplateStore& templates) {
+RenderedKernel render_split_operand(int planes, bool transpose, int vec, const TemplateStore& templates) {
   if (planes != 1 && planes != 2)
     throw InvalidArgument(fmt::format("render_split_operand: planes={} must be 1 (tf32) or 2 (tf32x3)", planes));
   if (vec != 1 && vec != 4)
     throw InvalidArgument(fmt::format("render_split_operand: vec={} must be 1 or 4", vec));
   RenderedKernel out;
-  out.kernel_name =
-      fmt::format("jitgemm_split_operand_p{}_t{}_v{}{}", planes, transpose ? 1 : 0, vec, permute_k ? "_k8" : "");
+  out.kernel_name = fmt::format("jitgemm_split_operand_p{}_t{}_v{}", planes, transpose ? 1 : 0, vec);
   const std::string body = templates.expand_includes(kSplitOperandTemplate);
   out.template_hash = hash_hex(body);
   out.source = fmt::format(
@@ -34,9 +32,8 @@ RenderedKernel render_split_operand(int planes, bool transpose, int vec, bool pe
                    "constexpr int PLANES = {};\n"
                    "constexpr int TRANSPOSE = {};\n"
                    "constexpr int VEC = {};\n"
-                   "constexpr int ROUND_BIG = 1;\n"
-                   "constexpr int PERMUTE_K = {};\n",
-                   out.kernel_name, planes, transpose ? 1 : 0, vec, permute_k ? 1 : 0) +
+                   "constexpr int ROUND_BIG = 1;\n",
+                   out.kernel_name, planes, transpose ? 1 : 0, vec) +
                body;
   out.threads = kThreads;
   out.smem_bytes = 0;  // the transpose tile is static shared memory

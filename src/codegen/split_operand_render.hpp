@@ -19,11 +19,9 @@ inline constexpr std::string_view kSplitOperandTemplate = "tf32/split_operand.cu
 // planes: 2 (tf32x3: big and small) or 1 (tf32: one rounded plane). transpose: the source
 // is R-contiguous (A with trans_a = T, B with trans_b = N). vec: 4 when the source allows
 // 16-byte loads (ld % 4 == 0, 16-byte aligned base), else 1. The big part is rounded
-// (ROUND_BIG = 1). permute_k: K permuted inside groups of 8 (PERMUTE_K, for the B planes of a
-// kernel with A in registers). Kernel name "jitgemm_split_operand_p<planes>_t<0|1>_v<vec>",
-// plus "_k8" when permuted; 256 threads, no dynamic shared memory. Throws InvalidArgument
-// naming a bad argument.
-RenderedKernel render_split_operand(int planes, bool transpose, int vec, bool permute_k = false,
+// (ROUND_BIG = 1). Kernel name "jitgemm_split_operand_p<planes>_t<0|1>_v<vec>"; 256
+// threads, no dynamic shared memory. Throws InvalidArgument naming a bad argument.
+RenderedKernel render_split_operand(int planes, bool transpose, int vec,
                                     const TemplateStore& templates = TemplateStore::active());
 
 // Launch of the pre-pass over R rows (M for A, N for B) into planes of ld_dst floats per row

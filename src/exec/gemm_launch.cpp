@@ -97,11 +97,11 @@ void GemmLauncher::launch_split_k(const cuda::Function& main, const KernelConfig
   cuda::launch(reduce_, {static_cast<unsigned>(blocks), 1, 1}, {kReduceThreads, 1, 1}, 0, stream, reduce_args);
 }
 
-const cuda::Function& GemmLauncher::split_operand(int planes, bool transpose, int vec, bool permute_k) {
+const cuda::Function& GemmLauncher::split_operand(int planes, bool transpose, int vec) {
   std::lock_guard lock(mutex_);
-  const auto key = std::make_tuple(planes, transpose, vec, permute_k);
+  const auto key = std::make_tuple(planes, transpose, vec);
   if (auto it = split_operand_.find(key); it != split_operand_.end()) return it->second.function;
-  const RenderedKernel rendered = render_split_operand(planes, transpose, vec, permute_k, templates_);
+  const RenderedKernel rendered = render_split_operand(planes, transpose, vec, templates_);
   CompiledModule compiled = compile_module(compiler_, rendered.source, rendered.kernel_name, CompileOptions{});
   return split_operand_.emplace(key, std::move(compiled)).first->second.function;
 }
@@ -164,8 +164,7 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   // Pre-pass: an operand as `rows` rows of K, K-major, rounded or split.
   auto split = [&](const Operand& src, CUdeviceptr big, CUdeviceptr small) {
     const int vec = vector_width(src.ld, reinterpret_cast<const void*>(src.ptr));
-    // With A in registers, B's planes take the K order of A's fragments (a_fragments.cuh).
-    const cuda::Function& fn = split_operand(planes, src.r_contiguous, vec, rs);
+    const cuda::Function& fn = split_operand(planes, src.r_contiguous, vec);
     const SplitOperandGeometry g = split_operand_geometry(src.rows, ldp);
     CUdeviceptr from = src.ptr;
     long long ld_src = src.ld, ld_dst = ldp;

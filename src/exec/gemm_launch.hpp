@@ -47,7 +47,7 @@ class GemmLauncher {
                       CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) const;
   void launch_wgmma(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,
                     CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
-  const cuda::Function& split_operand(int planes, bool transpose, int vec, bool permute_k);
+  const cuda::Function& split_operand(int planes, bool transpose, int vec);
   CUtensorMap tensor_map(CUdeviceptr plane, int64_t rows, int64_t k, int64_t ld, int box_rows, int box_k);
 
   const Compiler& compiler_;
@@ -56,7 +56,7 @@ class GemmLauncher {
   cuda::Module reduce_module_;
   cuda::Function reduce_;
   std::mutex mutex_;  // guards the two caches below
-  std::map<std::tuple<int, bool, int, bool>, CompiledModule> split_operand_;
+  std::map<std::tuple<int, bool, int>, CompiledModule> split_operand_;
   // Tensor maps encode (address, shape, stride, box): the same address and shape give the
   // same map, so it is encoded once (the cache is emptied at kMaxTensorMaps entries).
   std::map<std::tuple<CUdeviceptr, int64_t, int64_t, int64_t, int, int>, CUtensorMap> tensor_maps_;

@@ -55,8 +55,7 @@ TEST(SplitOperandCompiles, EveryVariantWithoutSpills) {
   std::vector<RenderedKernel> kernels;
   for (int planes : {1, 2})
     for (bool transpose : {false, true})
-      for (int vec : {1, 4})
-        for (bool permute : {false, true}) kernels.push_back(render_split_operand(planes, transpose, vec, permute));
+      for (int vec : {1, 4}) kernels.push_back(render_split_operand(planes, transpose, vec));
   const auto results = compile_all(kernels, 1);
   expect_clean(results, 255);
   print(results);
