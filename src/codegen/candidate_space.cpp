@@ -166,21 +166,29 @@ std::vector<KernelConfig> candidate_space(const ProblemKey& key, const StaticLim
             if (!allowed_thread_tile(tm, tn)) continue;
             for (int bk : {8, 16, 32})
               for (int stages = kMinStages(bk); stages <= kMaxStages(bk); ++stages) {
-                KernelConfig c = simt(bm, bn, bk, wm, wn, tm, tn, stages);
-                if (!statically_valid(c, limits, nullptr)) continue;
-                out.push_back(c);
-                for (int split : split_k_choices(key, c)) {
-                  c.split_k = split;
-                  out.push_back(c);
-                }
+                const KernelConfig c = simt(bm, bn, bk, wm, wn, tm, tn, stages);
+                if (statically_valid(c, limits, nullptr)) append_with_splits(out, key, c);
               }
           }
         }
       }
     }
   }
-  std::sort(out.begin(), out.end(), [](const KernelConfig& a, const KernelConfig& b) { return a.name() < b.name(); });
+  sort_by_name(out);
   return out;
+}
+
+void append_with_splits(std::vector<KernelConfig>& out, const ProblemKey& key, KernelConfig tile) {
+  out.push_back(tile);
+  for (int split : split_k_choices(key, tile)) {
+    tile.split_k = split;
+    out.push_back(tile);
+  }
+}
+
+void sort_by_name(std::vector<KernelConfig>& configs) {
+  std::sort(configs.begin(), configs.end(),
+            [](const KernelConfig& a, const KernelConfig& b) { return a.name() < b.name(); });
 }
 
 std::vector<KernelConfig> representative_sample(const ProblemKey& key) {

@@ -116,6 +116,10 @@ int default_split_k(const ProblemKey& key, const KernelConfig& tile);
 // The split-K variants candidate_space adds for each tile: half, equal to and twice the
 // default, within the same limits (none when the default is 1 and K is short).
 std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile);
+// Appends `tile` (as it is) and then `tile` with each of split_k_choices(key, tile).
+void append_with_splits(std::vector<KernelConfig>& out, const ProblemKey& key, KernelConfig tile);
+// Sorts candidates by name(): the order every candidate space is returned in.
+void sort_by_name(std::vector<KernelConfig>& configs);
 
 // How a config is launched on an M x N x K problem: a 1-D grid of
 // ceil(M/block_m) * ceil(N/block_n) CTAs (grid_y = split_k), threads() threads,

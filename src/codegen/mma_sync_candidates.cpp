@@ -146,17 +146,12 @@ std::vector<KernelConfig> mma_candidate_space(const ProblemKey& key, const Stati
         std::vector<int> blocks = x3 ? std::vector<int>{16, 32} : std::vector<int>{0, bk};
         for (int acc : blocks) {
           if (acc > bk) continue;
-          KernelConfig c = mma(family, l[0], l[1], bk, l[2], l[3], stages, acc);
-          if (!mma_statically_valid(c, limits, nullptr)) continue;
-          out.push_back(c);
-          for (int split : split_k_choices(key, c)) {
-            c.split_k = split;
-            out.push_back(c);
-          }
+          const KernelConfig c = mma(family, l[0], l[1], bk, l[2], l[3], stages, acc);
+          if (mma_statically_valid(c, limits, nullptr)) append_with_splits(out, key, c);
         }
       }
   }
-  std::sort(out.begin(), out.end(), [](const KernelConfig& a, const KernelConfig& b) { return a.name() < b.name(); });
+  sort_by_name(out);
   return out;
 }
 

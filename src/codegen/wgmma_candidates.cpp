@@ -226,7 +226,7 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
       add(c);
     }
   }
-  std::sort(out.begin(), out.end(), [](const KernelConfig& a, const KernelConfig& b) { return a.name() < b.name(); });
+  sort_by_name(out);
   return out;
 }
 

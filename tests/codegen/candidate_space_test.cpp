@@ -8,9 +8,12 @@
 
 #include "codegen/source_render.hpp"
 #include "jitgemm/error.hpp"
+#include "candidate_keys.hpp"
 
 namespace jitgemm {
 namespace {
+
+using testing::contains;
 
 ProblemKey key_of(int64_t m, int64_t n, int64_t k, Op ta = Op::N, Op tb = Op::N, int vec = 4) {
   ProblemKey key;
@@ -30,10 +33,6 @@ std::vector<ProblemKey> keys_to_check() {
       for (Op tb : {Op::N, Op::T})
         for (int vec : {4, 1}) keys.push_back(key_of(s[0], s[1], s[2], ta, tb, vec));
   return keys;
-}
-
-bool contains(const std::vector<KernelConfig>& space, const KernelConfig& c) {
-  return std::find(space.begin(), space.end(), c) != space.end();
 }
 
 TEST(CandidateSpace, EveryCandidateIsValidAndThereAreEnough) {

@@ -14,17 +14,13 @@
 #include "codegen/source_render.hpp"
 #include "compile/hash.hpp"
 #include "jitgemm/error.hpp"
+#include "candidate_keys.hpp"
 
 namespace jitgemm {
 namespace {
 
-ProblemKey key_of(Precision p, int64_t m, int64_t n, int64_t k, Op ta = Op::N, Op tb = Op::N) {
-  ProblemKey key;
-  key.m = m, key.n = n, key.k = k;
-  key.trans_a = ta, key.trans_b = tb;
-  key.precision = p;
-  return key;
-}
+using testing::contains;
+using testing::key_of;
 
 // Problems where the wgmma kernels do not pay: small, skinny, short K, long K.
 std::vector<ProblemKey> small_keys() {
@@ -35,10 +31,6 @@ std::vector<ProblemKey> small_keys() {
     for (const auto& s : sizes)
       for (Op ta : {Op::N, Op::T}) keys.push_back(key_of(p, s[0], s[1], s[2], ta, Op::T));
   return keys;
-}
-
-bool contains(const std::vector<KernelConfig>& space, const KernelConfig& c) {
-  return std::find(space.begin(), space.end(), c) != space.end();
 }
 
 KernelConfig with_split(KernelConfig c, int split) {

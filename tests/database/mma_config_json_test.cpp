@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "database/config_json.hpp"
 #include "database/json_reader.hpp"
 #include "database/record_samples.hpp"
 #include "database/tuning_record.hpp"
@@ -13,14 +14,9 @@ namespace jitgemm {
 namespace {
 
 using nlohmann::json;
+using testing::config_from;
 using testing::sample_problem;
 using testing::sample_record;
-
-KernelConfig config_from(const json& j) {
-  KernelConfig c;
-  from_json(j, c);
-  return c;
-}
 
 TEST(MmaConfigJson, RoundTripsEveryField) {
   for (const char* name : {"mma_tf32x3_128x128x32_w2x4_s3_a32_k1_g8", "mma_tf32x3_64x128x16_w2x4_s4_a16_k64_g4",
@@ -46,16 +42,8 @@ TEST(MmaConfigJson, RoundTripsEveryField) {
 }
 
 TEST(MmaConfigJson, RangeErrorsNameTheField) {
-  auto error_after = [](auto edit) -> std::string {
-    json j = KernelConfig::parse("mma_tf32x3_128x128x32_w2x4_s3_a32_k1_g8");
-    edit(j);
-    try {
-      config_from(j);
-    } catch (const FieldError& e) {
-      return e.what();
-    }
-    return "";
-  };
+  const KernelConfig base = KernelConfig::parse("mma_tf32x3_128x128x32_w2x4_s3_a32_k1_g8");
+  auto error_after = [&](auto edit) { return testing::field_error_after(base, edit); };
   EXPECT_EQ(error_after([](json&) {}), "");
   EXPECT_NE(error_after([](json& j) { j["family"] = "mma_tf64"; }).find("family"), std::string::npos);
   EXPECT_NE(error_after([](json& j) { j["acc_block_k"] = 12; }).find("acc_block_k"), std::string::npos);

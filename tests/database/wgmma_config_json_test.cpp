@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "codegen/candidate_space.hpp"
+#include "database/config_json.hpp"
 #include "database/json_reader.hpp"
 #include "database/record_samples.hpp"
 #include "database/tuning_database.hpp"
@@ -16,28 +17,16 @@ namespace jitgemm {
 namespace {
 
 using nlohmann::json;
+using testing::config_from;
 using testing::sample_problem;
 using testing::sample_record;
 
 KernelConfig wgmma_config() { return KernelConfig::parse("wgmma_tf32x3_128x96x16_c2_s8_a32_b1_m16_g4"); }
 
-KernelConfig config_from(const json& j) {
-  KernelConfig c;
-  from_json(j, c);
-  return c;
-}
-
 // The FieldError message for the wgmma config's JSON after `edit`, or "" when it loads.
 template <class Edit>
 std::string error_after(Edit edit) {
-  json j = wgmma_config();
-  edit(j);
-  try {
-    config_from(j);
-  } catch (const FieldError& e) {
-    return e.what();
-  }
-  return "";
+  return testing::field_error_after(wgmma_config(), edit);
 }
 
 TEST(WgmmaConfigJson, RoundTripsEveryField) {
