@@ -194,11 +194,12 @@ __device__ __forceinline__ void finish_tf32x3(RunningSum& sum, float (&blk)[2][A
   release_group(ring_smem, done);
 }
 
-// tf32x3 main loop of one tile: sum = op(A) op(B) over all of K, blockwise in FP32.
+// tf32x3 main loop of one piece of work: sum = op(A) op(B) over its `stages` stages of K (a
+// multiple of GROUP_STAGES), blockwise in FP32.
 __device__ __forceinline__ void mainloop_tf32x3(RunningSum& sum, const SharedRing& ring_smem,
-                                                Ring& ring, int K, int wg_row0, bool nan_guard) {
+                                                Ring& ring, int stages, int wg_row0, bool nan_guard) {
   sum.reset();
-  const int groups = k_stages(K) / GROUP_STAGES;
+  const int groups = stages / GROUP_STAGES;
   if constexpr (ACC_BUFFERS == 2) {
     // Block i+1 is issued before block i is added, so the tensor cores never wait for the
     // FP32 adds. Groups go in pairs so that every buffer index is a compile-time constant.
@@ -237,7 +238,7 @@ __device__ __forceinline__ void mainloop_tf32x3(RunningSum& sum, const SharedRin
   }
 }
 
-// tf32 main loop of one tile: one product per stage into acc; one wgmma group stays in
+// tf32 main loop of one piece of work (`stages` stages of K): one product per stage into acc; one wgmma group stays in
 // flight, so a stage is released one stage late. BLOCKED = false: acc is sum and the tensor
 // cores accumulate all of K. BLOCKED: acc restarts every TF32_BLOCK_STAGES stages and an FP32
 // add moves it into sum (over long K the hardware's truncating accumulation drifts,
@@ -245,7 +246,7 @@ __device__ __forceinline__ void mainloop_tf32x3(RunningSum& sum, const SharedRin
 // caller alternates two so that the previous stage's (still in flight) are not overwritten.
 template <bool BLOCKED>
 __device__ __forceinline__ void stage_tf32(float (&acc)[ACC_REGS], float (&sum)[ACC_REGS], AFragments& f,
-                                           const SharedRing& ring_smem, Ring& ring, int ks, int stages_per_tile,
+                                           const SharedRing& ring_smem, Ring& ring, int ks, int stages,
                                            int& previous, int wg_row0) {
   constexpr int BLOCK_STAGES = BLOCKED ? TF32_BLOCK_STAGES : 1;
   mbarrier_wait(ring_smem.full(ring.stage), ring.phase);
@@ -261,7 +262,7 @@ __device__ __forceinline__ void stage_tf32(float (&acc)[ACC_REGS], float (&sum)[
       mma_step(acc, stage, BIG, BIG, step, wg_row0, !(fresh && step == 0));
   }
   wgmma_commit();
-  if (BLOCKED && (ks % BLOCK_STAGES == BLOCK_STAGES - 1 || ks == stages_per_tile - 1)) {
+  if (BLOCKED && (ks % BLOCK_STAGES == BLOCK_STAGES - 1 || ks == stages - 1)) {
     wgmma_wait<0>();  // the block is complete
     add_block(sum, acc);
   } else {
@@ -274,31 +275,31 @@ __device__ __forceinline__ void stage_tf32(float (&acc)[ACC_REGS], float (&sum)[
 
 template <bool BLOCKED>
 __device__ __forceinline__ void stages_tf32(float (&acc)[ACC_REGS], float (&sum)[ACC_REGS],
-                                            const SharedRing& ring_smem, Ring& ring, int K, int wg_row0) {
-  const int stages_per_tile = k_stages(K);
+                                            const SharedRing& ring_smem, Ring& ring, int stages,
+                                            int wg_row0) {
   // Stages go in pairs, f[0] then f[1], and an odd last one takes f[0]: on every path the
   // fragments being written are not those of the group still in flight (ptxas checks).
   AFragments f[2];
   int previous = -1;
   int ks = 0;
-  for (; ks + 1 < stages_per_tile; ks += 2) {
-    stage_tf32<BLOCKED>(acc, sum, f[0], ring_smem, ring, ks, stages_per_tile, previous, wg_row0);
-    stage_tf32<BLOCKED>(acc, sum, f[1], ring_smem, ring, ks + 1, stages_per_tile, previous, wg_row0);
+  for (; ks + 1 < stages; ks += 2) {
+    stage_tf32<BLOCKED>(acc, sum, f[0], ring_smem, ring, ks, stages, previous, wg_row0);
+    stage_tf32<BLOCKED>(acc, sum, f[1], ring_smem, ring, ks + 1, stages, previous, wg_row0);
   }
-  if (ks < stages_per_tile)
-    stage_tf32<BLOCKED>(acc, sum, f[0], ring_smem, ring, ks, stages_per_tile, previous, wg_row0);
+  if (ks < stages)
+    stage_tf32<BLOCKED>(acc, sum, f[0], ring_smem, ring, ks, stages, previous, wg_row0);
   wgmma_wait<0>();
   release(ring_smem, previous);
 }
 
 __device__ __forceinline__ void mainloop_tf32(float (&sum)[ACC_REGS], const SharedRing& ring_smem,
-                                              Ring& ring, int K, int wg_row0) {
+                                              Ring& ring, int stages, int wg_row0) {
   if constexpr (TF32_BLOCK_STAGES > 0) {
 #pragma unroll
     for (int j = 0; j < ACC_REGS; ++j) sum[j] = 0.0f;
     float blk[ACC_REGS];  // one accumulation block (64 x BLOCK_N per warpgroup)
-    stages_tf32<true>(blk, sum, ring_smem, ring, K, wg_row0);
+    stages_tf32<true>(blk, sum, ring_smem, ring, stages, wg_row0);
   } else {
-    stages_tf32<false>(sum, sum, ring_smem, ring, K, wg_row0);
+    stages_tf32<false>(sum, sum, ring_smem, ring, stages, wg_row0);
   }
 }

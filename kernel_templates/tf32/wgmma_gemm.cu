@@ -14,7 +14,9 @@
 // pre-pass either; warps 1..3 of the producer warpgroup write B's plane while the kernel runs
 // (tf32/convert_operand.cuh).
 //
-// Structure: one persistent CTA per SM walks the output tiles t = blockIdx.x, +gridDim.x, ...
+// Structure: one persistent CTA per SM walks its share of the output tiles
+// (tf32/tile_schedule.cuh: whole tiles t = blockIdx.x, +gridDim.x, ..., and with STREAM_K = 1
+// the last wave's tiles cut along K, the partial sums passed through `sk`, tf32/stream_k.cuh)
 //   warpgroup 0 (producer)   one thread issues the TMA copies of each K stage of each tile
 //                            into a STAGES-deep ring: wait empty[s], expect_tx full[s], copy
 //   warpgroups 1..CONSUMERS  each owns 64 rows of the BLOCK_M x BLOCK_N tile: wait full[s],
@@ -49,6 +51,7 @@ constexpr int A_MN_MAJOR = 0;      // RS: the raw A is stored K x M (M contiguou
 constexpr int TRANSPOSE_C = 0;     // 1: the result is C^T (operands swapped by the host)
 constexpr int CONVERT_B = 0;       // tf32 RS: 1: the producer warpgroup writes B's plane (no pre-pass)
 constexpr int CONVERT_TRANSPOSED = 0, CONVERT_VEC = 4;  // CONVERT_B: B's source layout, vector width
+constexpr int STREAM_K = 0;        // 1: the tiles of the last wave are shared out along K (tf32/tile_schedule.cuh)
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;     // setmaxnreg budgets (CONSUMERS > 1)
 constexpr int SMEM_BYTES = -1;                             // host's number; < 0: unchecked
 #endif
@@ -111,6 +114,7 @@ static_assert((1 + (TF32X3 ? ACC_BUFFERS + (SUM_BLOCKS > 0) : ACC_BLOCK_K > 0)) 
                   (USE_SETMAXNREG ? CONSUMER_REGS : 255),
               "running sum + block accumulators do not fit the consumer register budget");
 static_assert(STAGES >= 2, "the ring needs at least two stages");
+static_assert(STREAM_K == 0 || STREAM_K == 1, "STREAM_K is 0 or 1");
 static_assert(RASTER_GROUP >= 1, "RASTER_GROUP counts tile rows per launch group");
 static_assert(PLANE_BYTES % SMEM_ALIGN == 0 && A_TILE_BYTES % SMEM_ALIGN == 0,
               "every operand tile must start on a swizzle atom");
@@ -122,26 +126,8 @@ static_assert(!USE_SETMAXNREG || PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CON
 
 constexpr int ACC_REGS = BLOCK_N / 2;  // accumulator floats per thread for one m64 x BLOCK_N slice
 
-// ---- tiles and the ring ------------------------------------------------------------
-struct TileCoord {
-  int m0, n0;  // first row and column of the C tile
-};
-
-// Grouped launch order for L2 reuse: RASTER_GROUP tile rows at a time, down the rows of a
-// group before one tile column right, so the CTAs working together share a few panels.
-__device__ __forceinline__ TileCoord tile_coord(int t, int tiles_m, int tiles_n) {
-  const int per_group = RASTER_GROUP * tiles_n;
-  const int first_row = (t / per_group) * RASTER_GROUP;
-  const int rows = min(tiles_m - first_row, RASTER_GROUP);  // the last group may be shorter
-  const int in_group = t % per_group;
-  return {(first_row + in_group % rows) * BLOCK_M, (in_group / rows) * BLOCK_N};
-}
-
-// K stages per tile: TMA zero-fills past K, so the count may round up to whole blocks.
-__device__ __forceinline__ int k_stages(int K) {
-  const int stages = (K + BLOCK_K - 1) / BLOCK_K;
-  return (stages + GROUP_STAGES - 1) / GROUP_STAGES * GROUP_STAGES;
-}
+// ---- work and the ring ---------------------------------------------------------------
+#include "tf32/tile_schedule.cuh"
 
 // Position in the ring; producer and consumers walk the same sequence of (tile, stage).
 struct Ring {
@@ -201,15 +187,16 @@ __device__ __forceinline__ void load_stage(const OperandMaps& maps, unsigned sta
 }
 
 // CONVERT_B: each stage's K chunk of B's plane is waited for first (tf32/convert_operand.cuh).
-__device__ __forceinline__ void produce(const OperandMaps& maps, const SharedRing& ring_smem,
-                                        int M, int N, int K, const ConvertJob& job) {
-  const int tiles_m = (M + BLOCK_M - 1) / BLOCK_M, tiles_n = (N + BLOCK_N - 1) / BLOCK_N;
-  const int stages_per_tile = k_stages(K);
+__device__ __forceinline__ void produce(const OperandMaps& maps, const SharedRing& ring_smem, const TileSchedule& s,
+                                        const ConvertJob& job) {
   Ring ring;
   int chunks_ready = 0;
-  for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x) {
-    const TileCoord tile = tile_coord(t, tiles_m, tiles_n);
-    for (int ks = 0; ks < stages_per_tile; ++ks) {
+  WorkCursor cursor = first_work(s);
+  Work w;
+  while (next_work(s, cursor, w)) {
+    const TileCoord tile = tile_coord(w.tile, s.tiles_m, s.tiles_n);
+    const int first = w.first_unit * GROUP_STAGES, last = first + w.units * GROUP_STAGES;
+    for (int ks = first; ks < last; ++ks) {
       if constexpr (CONVERT_B) wait_for_chunk(job, ks * BLOCK_K, chunks_ready);
       mbarrier_wait(ring_smem.empty(ring.stage), ring.phase ^ 1);  // consumers freed the slot
       mbarrier_arrive_expect_tx(ring_smem.full(ring.stage), STAGE_BYTES);
@@ -221,6 +208,7 @@ __device__ __forceinline__ void produce(const OperandMaps& maps, const SharedRin
 
 // ---- consumers: main loops (tf32x3 blockwise accumulation, tf32) ----------------------------
 #include "tf32/mainloop.cuh"
+#include "tf32/stream_k.cuh"
 
 // ---- epilogue -----------------------------------------------------------------------
 // C = alpha * acc + beta * C for this thread's fragment (layout in common/wgmma.cuh) of the
@@ -266,23 +254,39 @@ __device__ __forceinline__ void store_tile(const float (&acc)[ACC_REGS], float* 
   }
 }
 
-__device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, float* C, long long ldc,
-                                        int M, int N, int K, float alpha, float beta,
-                                        bool nan_guard) {
-  const int tiles_m = (M + BLOCK_M - 1) / BLOCK_M, tiles_n = (N + BLOCK_N - 1) / BLOCK_N;
+// The end of one piece of work: a whole tile, or the owner's share with the others' partials
+// added, is stored; another piece of a split tile goes to the owner (tf32/stream_k.cuh).
+__device__ __forceinline__ void finish_work(float (&acc)[ACC_REGS], const TileSchedule& s, const Work& w,
+                                            const StreamKSpace& sk, int wg, float* C, long long ldc, int M, int N,
+                                            float alpha, float beta) {
+  if constexpr (STREAM_K) {
+    if (!s.whole(w)) {
+      if (w.first_unit != 0) return write_partial(acc, sk, wg);
+      add_partials(acc, sk, s, w, wg);
+    }
+  }
+  const TileCoord tile = tile_coord(w.tile, s.tiles_m, s.tiles_n);
+  store_tile(acc, C, ldc, M, N, tile.m0 + wg * 64, tile.n0, alpha, beta);
+}
+
+__device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, const TileSchedule& s,
+                                        const StreamKSpace& sk, float* C, long long ldc, int M, int N,
+                                        float alpha, float beta, bool nan_guard) {
   const int wg_row0 = wg * 64;  // this warpgroup's rows inside the tile
   Ring ring;
-  for (int t = blockIdx.x; t < tiles_m * tiles_n; t += gridDim.x) {
-    const TileCoord tile = tile_coord(t, tiles_m, tiles_n);
+  WorkCursor cursor = first_work(s);
+  Work w;
+  while (next_work(s, cursor, w)) {
+    const int stages = w.units * GROUP_STAGES;
     // Running sums: 64 x BLOCK_N per warpgroup, fragment layout of common/wgmma.cuh.
     if constexpr (TF32X3) {
       RunningSum sum;
-      mainloop_tf32x3(sum, ring_smem, ring, K, wg_row0, nan_guard);
-      store_tile(sum.total, C, ldc, M, N, tile.m0 + wg_row0, tile.n0, alpha, beta);
+      mainloop_tf32x3(sum, ring_smem, ring, stages, wg_row0, nan_guard);
+      finish_work(sum.total, s, w, sk, wg, C, ldc, M, N, alpha, beta);
     } else {
       float sum[ACC_REGS];
-      mainloop_tf32(sum, ring_smem, ring, K, wg_row0);
-      store_tile(sum, C, ldc, M, N, tile.m0 + wg_row0, tile.n0, alpha, beta);
+      mainloop_tf32(sum, ring_smem, ring, stages, wg_row0);
+      finish_work(sum, s, w, sk, wg, C, ldc, M, N, alpha, beta);
     }
   }
 }
@@ -291,12 +295,13 @@ __device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, flo
 // Grid: min(#SMs, tiles) CTAs (1-D, persistent), THREADS threads, SMEM_TOTAL bytes of dynamic
 // shared memory. Tensor maps: see the file header; for tf32 the small maps are not read (pass
 // the big ones again). nonfinite: the pre-pass flag (tf32x3), or null. job: what the
-// converter warps write (CONVERT_B; otherwise unused).
+// converter warps write (CONVERT_B; otherwise unused). sk: the partial sums' slots and flags
+// (STREAM_K; otherwise unused).
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__ TensorMap map_b_big,
             const __grid_constant__ TensorMap map_a_small, const __grid_constant__ TensorMap map_b_small,
             float* __restrict__ C, long long ldc, int M, int N, int K, float alpha, float beta,
-            const unsigned* __restrict__ nonfinite, const __grid_constant__ ConvertJob job) {
+            const unsigned* __restrict__ nonfinite, const __grid_constant__ ConvertJob job, const StreamKSpace sk) {
   extern __shared__ __align__(1024) unsigned char smem[];
   const SharedRing ring_smem{(smem_u32(smem) + SMEM_ALIGN - 1) & ~unsigned(SMEM_ALIGN - 1)};
   const OperandMaps maps{{&map_a_big, &map_a_small}, {&map_b_big, &map_b_small}};
@@ -311,10 +316,11 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
   }
   __syncthreads();
 
+  const TileSchedule schedule = make_schedule(M, N, K);
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
     if constexpr (USE_SETMAXNREG) warpgroup_reg_dealloc<PRODUCER_REGS>();
-    if (threadIdx.x == 0) produce(maps, ring_smem, M, N, K, job);
+    if (threadIdx.x == 0) produce(maps, ring_smem, schedule, job);
     if constexpr (CONVERT_B) {
       // The staging tile follows the barriers (SMEM_TOTAL).
       unsigned char* tile = smem + (ring_smem.full(2 * STAGES) - smem_u32(smem));
@@ -323,6 +329,6 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
   } else {
     if constexpr (USE_SETMAXNREG) warpgroup_reg_alloc<CONSUMER_REGS>();
     const bool nan_guard = TF32X3 && nonfinite != nullptr && *nonfinite != 0;
-    consume(wg - 1, ring_smem, C, ldc, M, N, K, alpha, beta, nan_guard);
+    consume(wg - 1, ring_smem, schedule, sk, C, ldc, M, N, alpha, beta, nan_guard);
   }
 }

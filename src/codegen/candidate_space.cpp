@@ -111,9 +111,9 @@ bool statically_valid(const KernelConfig& c, const StaticLimits& limits, std::st
   if (c.consumers != defaults.consumers || c.acc_block_k != defaults.acc_block_k ||
       c.acc_buffers != defaults.acc_buffers || c.sum_blocks != defaults.sum_blocks ||
       c.a_in_registers != defaults.a_in_registers || c.a_round != defaults.a_round || c.swap_ab != defaults.swap_ab ||
-      c.convert_b != defaults.convert_b)
-    return reject(fmt::format("consumers/acc_block_k/acc_buffers/sum_blocks ({}/{}/{}/{}) and the register-A fields "
-                              "are wgmma fields and must keep their defaults ({}/{}/{}/{}, 0, 1, 0)",
+      c.convert_b != defaults.convert_b || c.stream_k != defaults.stream_k)
+    return reject(fmt::format("consumers/acc_block_k/acc_buffers/sum_blocks ({}/{}/{}/{}), the register-A fields "
+                              "and stream_k are wgmma fields and must keep their defaults ({}/{}/{}/{}, 0, 1, 0, 0)",
                               c.consumers, c.acc_block_k, c.acc_buffers, c.sum_blocks, defaults.consumers,
                               defaults.acc_block_k, defaults.acc_buffers, defaults.sum_blocks));
   if (c.block_m < 4 || c.block_n < 4 || c.block_k < 8 || c.warps_m < 1 || c.warps_n < 1 || c.thread_m < 4 ||
@@ -291,7 +291,10 @@ LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n,
   if (is_wgmma(config.family)) {
     if (sm_count < 1)
       throw InvalidArgument(fmt::format("launch_geometry({}): sm_count={} must be >= 1", config.name(), sm_count));
-    g.grid_x = static_cast<unsigned>(std::min<int64_t>(ctas, sm_count));  // persistent CTAs walk the tiles
+    // Persistent CTAs walk the tiles; with the stream-K tail they also share tiles along K, so
+    // fewer tiles than SMs still fill the SMs (one K stage per CTA at least).
+    const int64_t work = config.stream_k != 0 ? ctas * ((k + config.block_k - 1) / config.block_k) : ctas;
+    g.grid_x = static_cast<unsigned>(std::min<int64_t>(work, sm_count));
     return g;
   }
   g.grid_x = static_cast<unsigned>(ctas);

@@ -15,6 +15,7 @@ constexpr int kSmemAlign = 1024;        // SMEM_ALIGN: the 128-byte swizzle atom
 constexpr int kMaxStages = 8;           // deeper rings gain nothing at >= 64 K per stage group
 constexpr int kMinKInFlight = 64;       // stages * block_k of every candidate
 constexpr int kMaxSumBlocks = 64;
+constexpr int64_t kStreamKWave = 132;   // SMs of an H100/H200 SXM: CTAs per wave of a persistent kernel
 
 bool is_x3(const KernelConfig& c) { return c.family == KernelFamily::WgmmaTf32x3; }
 int planes(const KernelConfig& c) { return is_x3(c) ? 2 : 1; }
@@ -54,6 +55,11 @@ KernelConfig in_registers(KernelConfig c, int round, int swap) {
 
 KernelConfig converting(KernelConfig c) {
   c.convert_b = 1;
+  return c;
+}
+
+KernelConfig streaming(KernelConfig c) {
+  c.stream_k = 1;
   return c;
 }
 
@@ -110,6 +116,7 @@ std::string shape_problem(const KernelConfig& c) {
   if (c.convert_b != 0 && (c.a_in_registers == 0 || is_x3(c) || c.block_k > 64))
     return fmt::format("convert_b=1 needs tf32 with A in registers and block_k <= 64 (one 64-K chunk per stage)");
   if (!one_of(c.convert_b, {0, 1})) return fmt::format("convert_b={} is not 0 or 1", c.convert_b);
+  if (!one_of(c.stream_k, {0, 1})) return fmt::format("stream_k={} is not 0 or 1", c.stream_k);
   if (c.a_in_registers != 0 && c.block_k % 32 != 0)
     return fmt::format("block_k={}: a raw A in registers is read as 128-byte rows of 32 floats", c.block_k);
   if ((c.block_m * c.block_k * 4) % kSmemAlign != 0 || ((c.block_m + c.block_n) * c.block_k * 4) % kSmemAlign != 0)
@@ -159,6 +166,8 @@ bool wgmma_statically_valid(const KernelConfig& c, const StaticLimits& limits, s
     return reject(fmt::format("sum_blocks > 0 at block_n={} spills", c.block_n));
   if (is_x3(c) && c.sum_blocks > 0 && c.acc_buffers == 2)
     return reject("sum_blocks > 0 with 2 accumulators spills");
+  if (c.convert_b != 0 && c.stream_k != 0 && c.block_n == 192)
+    return reject("convert_b with stream_k at block_n=192 spills");
   if (is_x3(c) && c.a_in_registers != 0 && (c.acc_buffers == 2 || c.sum_blocks > 0))
     return reject("A in registers with 2 accumulators (and two fragment sets) or sum_blocks > 0 spills");
   return true;
@@ -226,6 +235,13 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
       add(c);
     }
   }
+  // Tile schedule: every candidate also with the stream-K tail, where its tiles leave the last
+  // wave of the largest Hopper parts (132 SMs) partly empty.
+  const size_t scheduled = out.size();
+  for (size_t i = 0; i < scheduled; ++i) {
+    const int64_t tiles = ((key.m + out[i].block_m - 1) / out[i].block_m) * ((key.n + out[i].block_n - 1) / out[i].block_n);
+    if (tiles % kStreamKWave != 0) add(streaming(out[i]));
+  }
   sort_by_name(out);
   return out;
 }
@@ -243,6 +259,8 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
         in_registers(wgmma(f, 128, 32, 6, 256), 1, 1),   // swapped, blocked
         converting(in_registers(wgmma(f, 256, 32, 4, 0), 1, 0)),    // B's plane written in the kernel
         converting(in_registers(wgmma(f, 128, 32, 5, 256), 1, 1)),  // the same, swapped, blocked
+        streaming(in_registers(wgmma(f, 256, 32, 4, 0), 1, 0)),     // the stream-K tail
+        streaming(wgmma(f, 128, 32, 6, 256)),                       // the same, plane-fed, blocked
     };
   else
     sample = {
@@ -256,6 +274,8 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
       in_registers(wgmma(f, 128, 32, 4, 32, 1), 1, 0),  // A in registers
       in_registers(wgmma(f, 128, 32, 4, 32, 1), 0, 0),  // truncated big part
       in_registers(wgmma(f, 96, 32, 4, 16, 1), 1, 1),   // swapped, two blocks per stage
+      streaming(wgmma(f, 128, 16, 6, 32, 2)),           // the stream-K tail, units of two stages
+      streaming(in_registers(wgmma(f, 128, 32, 4, 32, 1), 1, 0)),  // the same, A in registers
     };
   std::erase_if(sample, [&](const KernelConfig& c) { return !wgmma_runs_in_place(c, key); });
   return sample;

@@ -18,7 +18,10 @@ namespace {
 
 constexpr unsigned kReduceThreads = 256;
 constexpr int64_t kPlaneAlign = 32;    // planes hold K rounded up to 32 floats (one 128-byte swizzle row)
-constexpr size_t kFlagBytes = 256;     // the pre-pass's non-finite flag, then the converter's counters
+// The pre-pass's non-finite flag, then the stream-K flags (2 per CTA, up to 2047 CTAs), then the
+// converter's counters.
+constexpr size_t kFlagBytes = 16384;
+constexpr size_t kMaxStreamKFlags = kFlagBytes / 4 - 1;
 constexpr int64_t kConvertChunk = 64;  // K per chunk of the in-kernel converter (CONVERT_TILE)
 constexpr size_t kMaxTensorMaps = 4096;  // encoded tensor maps kept (128 bytes each)
 
@@ -27,6 +30,12 @@ constexpr size_t kMaxTensorMaps = 4096;  // encoded tensor maps kept (128 bytes 
 int64_t workspace_ld(const GemmProblem& p) { return (p.n + 3) / 4 * 4; }
 int64_t plane_ld(const GemmProblem& p) { return (p.k + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign; }
 int planes_of(const KernelConfig& c) { return c.family == KernelFamily::WgmmaTf32x3 ? 2 : 1; }
+size_t plane_bytes(const KernelConfig& c, const GemmProblem& p) {
+  // Planes of both operands, or with A in registers only of the kernel's B (op(B), or op(A)
+  // when swapped).
+  const int64_t rows = c.a_in_registers == 0 ? p.m + p.n : c.swap_ab != 0 ? p.m : p.n;
+  return sizeof(float) * static_cast<size_t>(planes_of(c)) * static_cast<size_t>(rows) * static_cast<size_t>(plane_ld(p));
+}
 // The converter's chunks of K (one counter each) and the bytes before the planes: the flag, then
 // the unit counter and the chunk counters, rounded up to 256 bytes.
 int64_t convert_chunks(const GemmProblem& p) { return (plane_ld(p) + kConvertChunk - 1) / kConvertChunk; }
@@ -50,11 +59,12 @@ GemmLauncher::GemmLauncher(const Compiler& compiler, const TemplateStore& templa
 
 size_t GemmLauncher::workspace_bytes(const KernelConfig& config, const GemmProblem& p) const {
   if (is_wgmma(config.family)) {
-    // Planes of both operands, or with A in registers only of the kernel's B (op(B), or op(A)
-    // when swapped).
-    const int64_t rows = config.a_in_registers == 0 ? p.m + p.n : config.swap_ab != 0 ? p.m : p.n;
-    return counter_bytes(p) + sizeof(float) * static_cast<size_t>(planes_of(config)) * static_cast<size_t>(rows) *
-                                  static_cast<size_t>(plane_ld(p));
+    // Counters, planes, then with the stream-K tail one partial tile per CTA (at most one per SM).
+    const size_t partials = config.stream_k == 0 ? 0
+                                                 : sizeof(float) * static_cast<size_t>(config.block_m) *
+                                                       static_cast<size_t>(config.block_n) *
+                                                       static_cast<size_t>(sm_count_);
+    return counter_bytes(p) + plane_bytes(config, p) + partials;
   }
   if (config.split_k <= 1) return 0;
   return sizeof(float) * static_cast<size_t>(config.split_k) * static_cast<size_t>(p.m) *
@@ -150,16 +160,28 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
 
   const int planes = planes_of(config);
   const int64_t ldp = plane_ld(p);
-  // Workspace: [flag, counters][A' big][A' small][B' big][B' small] (tf32: no small planes; RS:
-  // no A').
+  // Workspace: [flags, counters][A' big][A' small][B' big][B' small][stream-K partials] (tf32:
+  // no small planes; RS: no A'; no partials without the stream-K tail).
   CUdeviceptr flag = workspace;
   const CUdeviceptr counters = workspace + kFlagBytes;
   const CUdeviceptr a_big = workspace + counter_bytes(p);
   const CUdeviceptr a_small = planes == 2 ? a_big + sizeof(float) * kernel_a.rows * ldp : a_big;
   const CUdeviceptr b_big = rs ? a_big : a_big + sizeof(float) * planes * kernel_a.rows * ldp;
   const CUdeviceptr b_small = planes == 2 ? b_big + sizeof(float) * kernel_b.rows * ldp : b_big;
-  // Only tf32x3 reads the flag (the NaN rule); tf32 saves the memset's gap in the stream.
-  if (planes == 2) JITGEMM_CU(cuda::driver().cuMemsetD32Async(flag, 0, 1, stream), "non-finite flag");
+  const LaunchGeometry g = launch_geometry(config, swap ? p.n : p.m, swap ? p.m : p.n, p.k, sm_count_);
+  // Only tf32x3 reads the flag (the NaN rule) and only the stream-K tail the flags after it; a
+  // plain tf32 kernel saves the memset's gap in the stream.
+  StreamKSpace sk;
+  size_t flag_words = planes == 2 ? 1 : 0;
+  if (config.stream_k != 0) {
+    const size_t sk_flags = static_cast<size_t>(g.grid_x) * static_cast<size_t>(config.consumers);
+    if (sk_flags > kMaxStreamKFlags)
+      throw NotSupported(fmt::format("GemmLauncher::launch({}): {} stream-K flags exceed the {} reserved", config.name(),
+                                     sk_flags, kMaxStreamKFlags));
+    sk = {workspace + counter_bytes(p) + plane_bytes(config, p), flag + 4};
+    flag_words = 1 + sk_flags;
+  }
+  if (flag_words > 0) JITGEMM_CU(cuda::driver().cuMemsetD32Async(flag, 0, flag_words, stream), "flags");
 
   // Pre-pass: an operand as `rows` rows of K, K-major, rounded or split.
   auto split = [&](const Operand& src, CUdeviceptr big, CUdeviceptr small) {
@@ -206,8 +228,7 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   long long ldc = p.effective_ldc();
   int m = static_cast<int>(kernel_a.rows), n = static_cast<int>(kernel_b.rows), k = static_cast<int>(p.k);
   float alpha = p.alpha, beta = p.beta;
-  void* args[] = {&maps[0], &maps[1], &maps[2], &maps[3], &c, &ldc, &m, &n, &k, &alpha, &beta, &flag, &job};
-  const LaunchGeometry g = launch_geometry(config, m, n, p.k, sm_count_);
+  void* args[] = {&maps[0], &maps[1], &maps[2], &maps[3], &c, &ldc, &m, &n, &k, &alpha, &beta, &flag, &job, &sk};
   cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
                args);
 }

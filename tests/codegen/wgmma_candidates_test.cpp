@@ -218,6 +218,52 @@ TEST(WgmmaConvertB, NamesValiditySharedMemoryAndRendering) {
   EXPECT_TRUE(std::none_of(x3.begin(), x3.end(), [](const KernelConfig& c) { return c.convert_b == 1; }));
 }
 
+TEST(WgmmaStreamK, NamesValidityCandidatesRenderingAndGrid) {
+  const KernelConfig sk = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_cvt_sk");
+  EXPECT_EQ(sk.stream_k, 1);
+  EXPECT_EQ(sk.convert_b, 1);
+  EXPECT_EQ(sk.name(), "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_cvt_sk");
+  EXPECT_TRUE(statically_valid(sk, StaticLimits{}, nullptr));
+  EXPECT_THROW(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_sk_rs"), InvalidArgument);
+  KernelConfig bad = sk;
+  bad.stream_k = 2;
+  std::string why;
+  EXPECT_FALSE(statically_valid(bad, StaticLimits{}, &why));
+  EXPECT_NE(why.find("stream_k"), std::string::npos) << why;
+  KernelConfig simt;
+  simt.stream_k = 1;
+  EXPECT_FALSE(statically_valid(simt, StaticLimits{}, &why));
+  EXPECT_NE(why.find("stream_k"), std::string::npos) << why;
+  // Shared memory does not change; the template gets STREAM_K.
+  KernelConfig plain = sk;
+  plain.stream_k = 0;
+  EXPECT_EQ(shared_memory_bytes(sk), shared_memory_bytes(plain));
+  EXPECT_NE(render_kernel(sk, {}).source.find("constexpr int STREAM_K = 1;\n"), std::string::npos);
+  EXPECT_NE(render_kernel(plain, {}).source.find("constexpr int STREAM_K = 0;\n"), std::string::npos);
+  // Every candidate also comes with the stream-K tail where the tiles leave the last of the
+  // 132-CTA waves partly empty, and none where they fill it: 4096 x 4224 at 128 x 128 is
+  // 32 x 33 = 8 waves; at 128 x 256 (tf32) 32 x 17 = 544 tiles.
+  for (Precision mode : {Precision::TF32x3, Precision::TF32}) {
+    const auto space = candidate_space(key_of(mode, 4096, 4096, 4096));
+    for (const KernelConfig& c : space) {
+      if (c.stream_k != 0) continue;
+      KernelConfig with = c;
+      with.stream_k = 1;
+      EXPECT_TRUE(contains(space, with)) << c.name();
+    }
+    for (const KernelConfig& c : candidate_space(key_of(mode, 4224, 4096, 4096))) {
+      const int64_t tiles = (4224 + c.block_m - 1) / c.block_m * ((4096 + c.block_n - 1) / c.block_n);
+      if (c.stream_k != 0) EXPECT_NE(tiles % 132, 0) << c.name();
+    }
+  }
+  // Grid: one CTA per SM, and with the tail also for fewer tiles than SMs (down to a K stage
+  // per CTA).
+  EXPECT_EQ(launch_geometry(sk, 4096, 4096, 4096).grid_x, 132u);
+  EXPECT_EQ(launch_geometry(sk, 256, 256, 4096).grid_x, 132u);
+  EXPECT_EQ(launch_geometry(plain, 256, 256, 4096).grid_x, 2u);
+  EXPECT_EQ(launch_geometry(sk, 256, 256, 64).grid_x, 2u * 2u);
+}
+
 TEST(WgmmaInRegisters, CandidatesOnlyWhereTmaCanReadTheOperandInPlace) {
   for (Precision p : {Precision::TF32x3, Precision::TF32}) {
     ProblemKey key = key_of(p, 4096, 4096, 4096);

@@ -49,6 +49,17 @@ TEST(WgmmaConfigJson, RoundTripsEveryField) {
   EXPECT_NO_THROW(validate_record(r));
 }
 
+TEST(WgmmaConfigJson, StreamKRoundTripsAndIsWrittenOnlyWhenSet) {
+  const KernelConfig sk = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_sk");
+  EXPECT_EQ(json(sk).at("stream_k"), 1);
+  EXPECT_FALSE(json(sk).contains("a_in_registers"));
+  EXPECT_EQ(config_from(json::parse(json(sk).dump())), sk);
+  const KernelConfig plain = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
+  EXPECT_FALSE(json(plain).contains("stream_k"));
+  const std::string error = testing::field_error_after(sk, [](json& j) { j["stream_k"] = 3; });
+  EXPECT_NE(error.find("stream_k"), std::string::npos) << error;
+}
+
 TEST(WgmmaConfigJson, RegisterAFieldsRoundTripAndStayOutOfPlaneConfigs) {
   const KernelConfig cvt = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_cvt");
   EXPECT_EQ(json(cvt).at("convert_b"), 1);
