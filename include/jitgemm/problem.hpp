@@ -15,7 +15,9 @@ namespace jitgemm {
 enum class Op { N, T };
 
 // What the caller declares about an operand. A structured operand's other triangle is
-// never read (the BLAS convention).
+// never read (the BLAS convention). Symmetric: a square operand read from the lower triangle
+// (row >= column) of the stored matrix, so its op does not matter; the kernel picks the
+// layout it reads. Lower and Upper (triangular) are not supported yet.
 enum class Structure { General, Symmetric, Lower, Upper };
 
 // Which part of C is written: the full matrix, or tril / triu of the product.

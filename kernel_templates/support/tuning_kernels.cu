@@ -60,6 +60,16 @@ extern "C" __global__ void fill_value(float* out, long long count, float value) 
     out[i] = value;
 }
 
+// out[r * ld + c] = value above the diagonal (c > r) of an n x n matrix: the triangle a
+// symmetric operand's kernels must never read.
+extern "C" __global__ void fill_upper_triangle(float* out, long long n, long long ld, float value) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n * n;
+       i += (long long)gridDim.x * blockDim.x) {
+    const long long r = i / n, c = i % n;
+    if (c > r) out[r * ld + c] = value;
+  }
+}
+
 // Widens a float matrix (with its padding) to double for the float64 reference.
 extern "C" __global__ void widen_to_double(const float* in, double* out, long long count) {
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < count;

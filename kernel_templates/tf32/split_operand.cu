@@ -5,9 +5,14 @@
 // layout whatever op/ld the caller has, and does the rounding once:
 //   PLANES = 2 (tf32x3): big = rna(x) (or trunc(x)), small = rna(x - big)   (tf32_split.cuh)
 //   PLANES = 1 (tf32):   big = rna(x)
+//   PLANES = 0:          big = x (a raw copy: a symmetric operand expanded for a kernel that
+//                        reads it in place)
 // Operand view: R rows (M for A, N for B) of K values; element (r, k) of the source is
 //   TRANSPOSE = 0: src[r * ld_src + k]    (A with trans_a = N, B with trans_b = T)
 //   TRANSPOSE = 1: src[k * ld_src + r]    (A with trans_a = T, B with trans_b = N)
+//   SYMMETRIC = 1: the source is symmetric (R = K) and only its lower triangle is read:
+//                  element (r, k) is src[r * ld_src + k] for r >= k, src[k * ld_src + r] else
+//                  (the stored layout does not matter: a symmetric matrix is its transpose)
 // Output: big[r * ld_dst + k], small[r * ld_dst + k], r < R, k < ld_dst, zeros for k >= K.
 // Rows past R are not written: the main kernel's tensor maps stop at R and the TMA unit
 // fills the rest of an edge tile with zeros.
@@ -17,6 +22,8 @@
 //
 // Launch: grid (ceil(ld_dst / TILE_K), ceil(R / TILE_R)), THREADS threads, no dynamic
 // shared memory. ld_dst % 4 == 0 and 16-byte aligned planes (the main kernel's TMA needs both).
+// SYMMETRIC: grid (T (T + 1) / 2) for T = ceil(R / 64) tiles a side: one CTA per tile on or
+// below the diagonal, which writes it and its mirror image.
 #include "common/tf32_split.cuh"
 
 #ifndef KERNEL_NAME
@@ -25,6 +32,7 @@ constexpr int PLANES = 2;     // 2: tf32x3 (big and small planes); 1: tf32 (one 
 constexpr int TRANSPOSE = 1;  // 1: the source is R-contiguous (transposed through shared memory)
 constexpr int VEC = 4;        // 4: ld_src % 4 == 0 and 16-byte aligned src (float4 loads); 1: scalar
 constexpr int ROUND_BIG = 1;  // 1: big = rna(x); 0: big = trunc(x), as the tensor cores read x raw
+constexpr int SYMMETRIC = 0;  // 1: a symmetric source, read from its lower triangle only
 #endif
 
 constexpr int TILE_R = 64;    // operand rows per CTA
@@ -32,7 +40,8 @@ constexpr int TILE_K = 64;    // K values per CTA
 constexpr int THREADS = 256;
 constexpr int TILE_STRIDE = TILE_R + 1;  // transpose tile [TILE_K][TILE_STRIDE]: odd stride, see below
 
-static_assert(PLANES == 1 || PLANES == 2, "PLANES is 1 (tf32) or 2 (tf32x3)");
+static_assert(PLANES >= 0 && PLANES <= 2, "PLANES is 0 (raw copy), 1 (tf32) or 2 (tf32x3)");
+static_assert(SYMMETRIC == 0 || SYMMETRIC == 1, "SYMMETRIC is 0 or 1");
 static_assert(TRANSPOSE == 0 || TRANSPOSE == 1, "TRANSPOSE is 0 or 1");
 static_assert(VEC == 1 || VEC == 4, "VEC is 1 or 4 floats");
 static_assert(TILE_R * TILE_K == 16 * THREADS, "each thread moves 4 float4 of the tile");
@@ -55,7 +64,7 @@ __device__ __forceinline__ bool store4(float* big, float* small, long long at, f
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     const Tf32Pair p = tf32_split<ROUND_BIG != 0>(in[j]);
-    b[j] = PLANES == 2 ? p.big : tf32_round(in[j]);
+    b[j] = PLANES == 2 ? p.big : PLANES == 1 ? tf32_round(in[j]) : in[j];
     s[j] = p.small;
     nonfinite |= !isfinite(b[j]);  // a finite big part has a finite small part
   }
@@ -130,12 +139,71 @@ __device__ __forceinline__ bool split_transposed(const float* src, long long ld_
   return nonfinite;
 }
 
+// SYMMETRIC: tile (ti, tj), ti >= tj, of the lower triangle (64 x 64 values, rows r0 = 64 ti,
+// columns c0 = 64 tj) goes to the output at (r0, c0) as it is and at (c0, r0) transposed; on
+// the diagonal only the values r >= k are read, the others are their mirror images.
+//   read:  thread t loads row r0 + t/16 + 16i (i < 4), values c0 + 4(t%16) .. +3 into tile[r][c]
+//   write: as split_transposed for the mirror image; straight rows for the tile itself.
+__device__ __forceinline__ bool split_symmetric(const float* src, long long ld_src, int R, float* big, float* small,
+                                                long long ld_dst, int ti, int tj) {
+  __shared__ float tile[TILE_R][TILE_STRIDE];  // [r][c] of the source tile
+  const int r0 = ti * TILE_R, c0 = tj * TILE_K;
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const int rt = threadIdx.x / 16 + 16 * i, r = r0 + rt, ct = (threadIdx.x % 16) * 4;
+    if (r0 != c0) {  // off the diagonal every value is below it
+      const float4 x = r < R ? load4(src + (long long)r * ld_src + c0 + ct, min(max(R - c0 - ct, 0), 4))
+                             : make_float4(0, 0, 0, 0);
+      tile[rt][ct] = x.x, tile[rt][ct + 1] = x.y, tile[rt][ct + 2] = x.z, tile[rt][ct + 3] = x.w;
+      continue;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {  // on it, the values above come from their mirror images
+      const int c = c0 + ct + j;
+      const int rr = rt >= ct + j ? r : c, cc = rt >= ct + j ? c : r;
+      tile[rt][ct + j] = rr < R && cc < R ? __ldg(src + (long long)rr * ld_src + cc) : 0.0f;
+    }
+  }
+  __syncthreads();
+  bool nonfinite = false;
+  // The tile itself: output rows r0.., columns c0.. (and the zeros of columns K .. ld_dst).
+  for (int i = 0; i < 4; ++i) {
+    const int rt = threadIdx.x / 16 + 16 * i, ct = (threadIdx.x % 16) * 4;
+    if (r0 + rt >= R || c0 + ct >= ld_dst) continue;
+    const float4 x = make_float4(tile[rt][ct], tile[rt][ct + 1], tile[rt][ct + 2], tile[rt][ct + 3]);
+    nonfinite |= store4(big, small, (long long)(r0 + rt) * ld_dst + c0 + ct, x);
+  }
+  if (r0 == c0) return nonfinite;
+  // The mirror image: output rows c0.., columns r0..: value (c, r) = tile[r][c].
+  for (int i = 0; i < 4; ++i) {
+    const int ct = threadIdx.x / 16 + 16 * i, rt = (threadIdx.x % 16) * 4;
+    if (c0 + ct >= R || r0 + rt >= ld_dst) continue;
+    const float4 x = make_float4(tile[rt][ct], tile[rt + 1][ct], tile[rt + 2][ct], tile[rt + 3][ct]);
+    nonfinite |= store4(big, small, (long long)(c0 + ct) * ld_dst + r0 + rt, x);
+  }
+  return nonfinite;
+}
+
+// Tile (ti, tj), ti >= tj, of lower-triangle tile number x (row by row: (0,0), (1,0), (1,1), ...).
+__device__ __forceinline__ int2 lower_tile(int x) {
+  int ti = (int)((sqrtf(8.0f * x + 1.0f) - 1.0f) * 0.5f);
+  while (ti * (ti + 1) / 2 > x) --ti;  // float rounding, either way
+  while ((ti + 1) * (ti + 2) / 2 <= x) ++ti;
+  return make_int2(ti, x - ti * (ti + 1) / 2);
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS)
 KERNEL_NAME(const float* __restrict__ src, long long ld_src, int R, int K, float* __restrict__ big,
             float* __restrict__ small, long long ld_dst, unsigned* __restrict__ nonfinite) {
-  const int r0 = blockIdx.y * TILE_R;
-  const int k0 = blockIdx.x * TILE_K;
-  const bool found = TRANSPOSE ? split_transposed(src, ld_src, R, K, big, small, ld_dst, r0, k0)
-                               : split_rows(src, ld_src, R, K, big, small, ld_dst, r0, k0);
+  bool found;
+  if (SYMMETRIC) {
+    const int2 t = lower_tile(blockIdx.x);
+    found = split_symmetric(src, ld_src, R, big, small, ld_dst, t.x, t.y);
+  } else {
+    const int r0 = blockIdx.y * TILE_R;
+    const int k0 = blockIdx.x * TILE_K;
+    found = TRANSPOSE ? split_transposed(src, ld_src, R, K, big, small, ld_dst, r0, k0)
+                      : split_rows(src, ld_src, R, K, big, small, ld_dst, r0, k0);
+  }
   if (PLANES == 2 && __syncthreads_or(found) && threadIdx.x == 0) atomicOr(nonfinite, 1u);
 }

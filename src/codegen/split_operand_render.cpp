@@ -17,13 +17,16 @@ constexpr int kThreads = 256;  // THREADS of the template
 
 }  // namespace
 
-RenderedKernel render_split_operand(int planes, bool transpose, int vec, const TemplateStore& templates) {
-  if (planes != 1 && planes != 2)
-    throw InvalidArgument(fmt::format("render_split_operand: planes={} must be 1 (tf32) or 2 (tf32x3)", planes));
+RenderedKernel render_split_operand(int planes, bool transpose, int vec, bool symmetric,
+                                    const TemplateStore& templates) {
+  if (planes < 0 || planes > 2)
+    throw InvalidArgument(
+        fmt::format("render_split_operand: planes={} must be 2 (tf32x3), 1 (tf32) or 0 (raw copy)", planes));
   if (vec != 1 && vec != 4)
     throw InvalidArgument(fmt::format("render_split_operand: vec={} must be 1 or 4", vec));
   RenderedKernel out;
-  out.kernel_name = fmt::format("jitgemm_split_operand_p{}_t{}_v{}", planes, transpose ? 1 : 0, vec);
+  out.kernel_name =
+      fmt::format("jitgemm_split_operand_p{}_t{}_v{}{}", planes, transpose ? 1 : 0, vec, symmetric ? "_sym" : "");
   const std::string body = templates.expand_includes(kSplitOperandTemplate);
   out.template_hash = hash_hex(body);
   out.source = fmt::format(
@@ -32,15 +35,16 @@ RenderedKernel render_split_operand(int planes, bool transpose, int vec, const T
                    "constexpr int PLANES = {};\n"
                    "constexpr int TRANSPOSE = {};\n"
                    "constexpr int VEC = {};\n"
-                   "constexpr int ROUND_BIG = 1;\n",
-                   out.kernel_name, planes, transpose ? 1 : 0, vec) +
+                   "constexpr int ROUND_BIG = 1;\n"
+                   "constexpr int SYMMETRIC = {};\n",
+                   out.kernel_name, planes, transpose ? 1 : 0, vec, symmetric ? 1 : 0) +
                body;
   out.threads = kThreads;
   out.smem_bytes = 0;  // the transpose tile is static shared memory
   return out;
 }
 
-SplitOperandGeometry split_operand_geometry(int64_t rows, int64_t ld_dst) {
+SplitOperandGeometry split_operand_geometry(int64_t rows, int64_t ld_dst, bool symmetric) {
   if (rows < 1 || rows > INT_MAX)
     throw InvalidArgument(fmt::format("split_operand_geometry: rows={} is outside 1..{}", rows, INT_MAX));
   if (ld_dst < 4 || ld_dst % 4 != 0 || ld_dst > INT_MAX)
@@ -49,6 +53,16 @@ SplitOperandGeometry split_operand_geometry(int64_t rows, int64_t ld_dst) {
   if ((rows + kTile - 1) / kTile > 65535)
     throw InvalidArgument(fmt::format("split_operand_geometry: rows={} needs more than 65535 CTAs in y", rows));
   SplitOperandGeometry g;
+  g.block_x = kThreads;
+  if (symmetric) {
+    const int64_t side = (rows + kTile - 1) / kTile;
+    const int64_t tiles = side * (side + 1) / 2;
+    if (tiles > INT_MAX)
+      throw InvalidArgument(fmt::format("split_operand_geometry: a symmetric {} x {} source needs {} CTAs, more than {}",
+                                        rows, rows, tiles, INT_MAX));
+    g.grid_x = static_cast<unsigned>(tiles);
+    return g;
+  }
   g.grid_x = static_cast<unsigned>((ld_dst + kTile - 1) / kTile);
   g.grid_y = static_cast<unsigned>((rows + kTile - 1) / kTile);
   g.block_x = kThreads;

@@ -43,6 +43,30 @@ size_t counter_bytes(const GemmProblem& p) {
   return kFlagBytes + (static_cast<size_t>(4 * (1 + convert_chunks(p))) + 255) / 256 * 256;
 }
 
+// Which symmetric operands `c` reads in place (and so needs expanded first): all of them
+// for SIMT and mma.sync; for wgmma the one in registers and the converter's source, the
+// pre-pass expanding the others itself.
+struct InPlaceSymmetric {
+  bool a = false, b = false;
+};
+InPlaceSymmetric in_place_symmetric(const KernelConfig& c, const GemmProblem& p) {
+  const bool sa = p.structure_a == Structure::Symmetric, sb = p.structure_b == Structure::Symmetric;
+  if (!is_wgmma(c.family)) return {sa, sb};
+  const bool swap = c.swap_ab != 0;
+  const bool kernel_a_in_place = c.a_in_registers != 0, kernel_b_in_place = c.convert_b != 0;
+  const bool a_in_place = swap ? kernel_b_in_place : kernel_a_in_place;
+  const bool b_in_place = swap ? kernel_a_in_place : kernel_b_in_place;
+  return {sa && a_in_place, sb && b_in_place};
+}
+// A full copy of a symmetric operand of `rows` rows: rows rounded up to 32 floats per row (TMA
+// and 16-byte vectors can read it).
+int64_t expanded_ld(int64_t rows) { return (rows + 31) / 32 * 32; }
+size_t expanded_bytes(int64_t rows) { return sizeof(float) * static_cast<size_t>(rows * expanded_ld(rows)); }
+size_t expansions_bytes(const KernelConfig& c, const GemmProblem& p) {
+  const InPlaceSymmetric e = in_place_symmetric(c, p);
+  return (e.a ? expanded_bytes(p.m) : 0) + (e.b ? expanded_bytes(p.n) : 0);
+}
+
 CompiledModule compile_reducer(const Compiler& compiler, const TemplateStore& templates) {
   return compile_module(compiler, templates.expand_includes("fp32/split_k_reduce.cu"), "split_k_reduce", {},
                         "fp32/split_k_reduce.cu");
@@ -58,6 +82,10 @@ GemmLauncher::GemmLauncher(const Compiler& compiler, const TemplateStore& templa
 }
 
 size_t GemmLauncher::workspace_bytes(const KernelConfig& config, const GemmProblem& p) const {
+  return main_workspace_bytes(config, p) + expansions_bytes(config, p);
+}
+
+size_t GemmLauncher::main_workspace_bytes(const KernelConfig& config, const GemmProblem& p) const {
   if (is_wgmma(config.family)) {
     // Counters, planes, then with the stream-K tail one partial tile per CTA (at most one per SM).
     const size_t partials = config.stream_k == 0 ? 0
@@ -76,10 +104,11 @@ void GemmLauncher::launch(const cuda::Function& main, const KernelConfig& config
   if (workspace_bytes(config, p) > 0 && workspace == 0)
     throw InvalidArgument(fmt::format("GemmLauncher::launch({}): needs {} bytes of workspace, got none", config.name(),
                                       workspace_bytes(config, p)));
-  if (is_wgmma(config.family)) return launch_wgmma(main, config, p, a, b, c, workspace, stream);
-  if (config.split_k > 1) return launch_split_k(main, config, p, a, b, c, workspace, stream);
-  const LaunchGeometry g = launch_geometry(config, p.m, p.n, p.k);
-  GemmKernelArgs args(p, a, b, c);
+  const GemmProblem q = expand_symmetric(config, p, a, b, workspace, stream);
+  if (is_wgmma(config.family)) return launch_wgmma(main, config, q, a, b, c, workspace, stream);
+  if (config.split_k > 1) return launch_split_k(main, config, q, a, b, c, workspace, stream);
+  const LaunchGeometry g = launch_geometry(config, q.m, q.n, q.k);
+  GemmKernelArgs args(q, a, b, c);
   auto params = args.pointers();
   cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
                params.data());
@@ -107,11 +136,34 @@ void GemmLauncher::launch_split_k(const cuda::Function& main, const KernelConfig
   cuda::launch(reduce_, {static_cast<unsigned>(blocks), 1, 1}, {kReduceThreads, 1, 1}, 0, stream, reduce_args);
 }
 
-const cuda::Function& GemmLauncher::split_operand(int planes, bool transpose, int vec) {
+GemmProblem GemmLauncher::expand_symmetric(const KernelConfig& config, const GemmProblem& p, CUdeviceptr& a,
+                                           CUdeviceptr& b, CUdeviceptr workspace, CUstream stream) {
+  const InPlaceSymmetric e = in_place_symmetric(config, p);
+  GemmProblem q = p;
+  CUdeviceptr to = workspace + main_workspace_bytes(config, p);  // the copies follow the main workspace
+  // `ld` is the caller's (0: tight) on entry, the copy's on return.
+  auto expand = [&](CUdeviceptr& ptr, int64_t& ld, int64_t rows) {
+    const int64_t ld_in = ld != 0 ? ld : rows;  // a symmetric operand is square
+    const cuda::Function& fn = split_operand(0, false, vector_width(ld_in, reinterpret_cast<const void*>(ptr)), true);
+    const SplitOperandGeometry g = split_operand_geometry(rows, expanded_ld(rows), true);
+    CUdeviceptr from = ptr, dst = to;
+    long long ld_src = ld_in, ld_dst = expanded_ld(rows);
+    int r = static_cast<int>(rows), k = static_cast<int>(rows);
+    void* args[] = {&from, &ld_src, &r, &k, &dst, &dst, &ld_dst, &workspace};
+    cuda::launch(fn, {g.grid_x, g.grid_y, 1}, {g.block_x, 1, 1}, 0, stream, args);
+    ptr = to, ld = ld_dst;
+    to += expanded_bytes(rows);
+  };
+  if (e.a) expand(a, q.lda, p.m);
+  if (e.b) expand(b, q.ldb, p.n);
+  return q;
+}
+
+const cuda::Function& GemmLauncher::split_operand(int planes, bool transpose, int vec, bool symmetric) {
   std::lock_guard lock(mutex_);
-  const auto key = std::make_tuple(planes, transpose, vec);
+  const auto key = std::make_tuple(planes, transpose, vec, symmetric);
   if (auto it = split_operand_.find(key); it != split_operand_.end()) return it->second.function;
-  const RenderedKernel rendered = render_split_operand(planes, transpose, vec, templates_);
+  const RenderedKernel rendered = render_split_operand(planes, transpose, vec, symmetric, templates_);
   CompiledModule compiled = compile_module(compiler_, rendered.source, rendered.kernel_name, CompileOptions{});
   return split_operand_.emplace(key, std::move(compiled)).first->second.function;
 }
@@ -152,9 +204,13 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
     CUdeviceptr ptr;
     int64_t ld, rows;
     bool r_contiguous;  // stored K x rows (the rows index contiguous)
+    bool symmetric;     // read from its lower triangle (not yet expanded by expand_symmetric)
   };
-  const Operand op_a{a, p.effective_lda(), p.m, p.trans_a == Op::T};
-  const Operand op_b{b, p.effective_ldb(), p.n, p.trans_b == Op::N};
+  const InPlaceSymmetric expanded = in_place_symmetric(config, p);
+  const Operand op_a{a, p.effective_lda(), p.m, p.trans_a == Op::T,
+                     p.structure_a == Structure::Symmetric && !expanded.a};
+  const Operand op_b{b, p.effective_ldb(), p.n, p.trans_b == Op::N,
+                     p.structure_b == Structure::Symmetric && !expanded.b};
   const Operand& kernel_a = swap ? op_b : op_a;
   const Operand& kernel_b = swap ? op_a : op_b;
 
@@ -186,8 +242,8 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   // Pre-pass: an operand as `rows` rows of K, K-major, rounded or split.
   auto split = [&](const Operand& src, CUdeviceptr big, CUdeviceptr small) {
     const int vec = vector_width(src.ld, reinterpret_cast<const void*>(src.ptr));
-    const cuda::Function& fn = split_operand(planes, src.r_contiguous, vec);
-    const SplitOperandGeometry g = split_operand_geometry(src.rows, ldp);
+    const cuda::Function& fn = split_operand(planes, src.r_contiguous, vec, src.symmetric);
+    const SplitOperandGeometry g = split_operand_geometry(src.rows, ldp, src.symmetric);
     CUdeviceptr from = src.ptr;
     long long ld_src = src.ld, ld_dst = ldp;
     int r = static_cast<int>(src.rows), k = static_cast<int>(p.k);

@@ -10,6 +10,10 @@
 //                           the kernel's B gets planes; its A is read in place through a
 //                           tensor map on the caller's matrix (swap_ab: the roles of A and
 //                           B are exchanged and the kernel writes C transposed).
+// A symmetric operand (structure Symmetric) is read from its lower triangle only: the
+// pre-pass expands it as it rounds it, and a kernel that reads it in place (SIMT, mma.sync,
+// the wgmma operand in registers, the in-kernel converter's source) gets a full copy that
+// the same pre-pass writes unrounded into the workspace first.
 #pragma once
 
 #include <cuda.h>
@@ -43,11 +47,17 @@ class GemmLauncher {
               CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
 
  private:
+  // The workspace without the copies of expand_symmetric.
+  size_t main_workspace_bytes(const KernelConfig& config, const GemmProblem& p) const;
   void launch_split_k(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,
                       CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) const;
   void launch_wgmma(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,
                     CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
-  const cuda::Function& split_operand(int planes, bool transpose, int vec);
+  const cuda::Function& split_operand(int planes, bool transpose, int vec, bool symmetric);
+  // The symmetric operands `config` reads in place, copied full into the workspace: p with
+  // their pointers and leading dimensions replaced (a, b updated).
+  GemmProblem expand_symmetric(const KernelConfig& config, const GemmProblem& p, CUdeviceptr& a, CUdeviceptr& b,
+                               CUdeviceptr workspace, CUstream stream);
   CUtensorMap tensor_map(CUdeviceptr plane, int64_t rows, int64_t k, int64_t ld, int box_rows, int box_k);
 
   const Compiler& compiler_;
@@ -56,7 +66,7 @@ class GemmLauncher {
   cuda::Module reduce_module_;
   cuda::Function reduce_;
   std::mutex mutex_;  // guards the two caches below
-  std::map<std::tuple<int, bool, int>, CompiledModule> split_operand_;
+  std::map<std::tuple<int, bool, int, bool>, CompiledModule> split_operand_;
   // Tensor maps encode (address, shape, stride, box): the same address and shape give the
   // same map, so it is encoded once (the cache is emptied at kMaxTensorMaps entries).
   std::map<std::tuple<CUdeviceptr, int64_t, int64_t, int64_t, int, int>, CUtensorMap> tensor_maps_;

@@ -92,12 +92,16 @@ void GemmProblem::validate(std::string_view where) const {
       throw NotSupported(fmt::format("{}: {}={} is not supported (leading dimensions must be below 2^30)", where,
                                      name, ld));
   // alpha and beta may be any float, NaN and Inf included: they propagate as IEEE says.
-  if (structure_a != Structure::General)
-    throw NotSupported(fmt::format("{}: structure_a={} is not supported yet (only 'general')", where,
-                                   jitgemm::to_string(structure_a)));
-  if (structure_b != Structure::General)
-    throw NotSupported(fmt::format("{}: structure_b={} is not supported yet (only 'general')", where,
-                                   jitgemm::to_string(structure_b)));
+  // A symmetric operand is square and read from its lower triangle only (op does not matter).
+  auto check_structure = [&](const char* name, Structure s, const char* dims, int64_t rows, int64_t cols) {
+    if (s == Structure::Lower || s == Structure::Upper)
+      throw NotSupported(fmt::format("{}: {}={} is not supported yet (only 'general' and 'symmetric')", where, name,
+                                     jitgemm::to_string(s)));
+    if (s == Structure::Symmetric && rows != cols)
+      fail(fmt::format("{}=symmetric needs a square operand, but {} = {} x {}", name, dims, rows, cols));
+  };
+  check_structure("structure_a", structure_a, "op(A) is M x K", m, k);
+  check_structure("structure_b", structure_b, "op(B) is K x N", k, n);
   if (fill != Fill::Full)
     throw NotSupported(fmt::format("{}: fill={} is not supported yet (only 'full')", where, jitgemm::to_string(fill)));
 

@@ -36,6 +36,7 @@ SupportKernels::SupportKernels(CompiledModule support)
     : module_(std::move(support.module)),
       fill_random_(module_.function("fill_random")),
       fill_value_(module_.function("fill_value")),
+      fill_upper_(module_.function("fill_upper_triangle")),
       widen_(module_.function("widen_to_double")),
       error_sums_(std::move(support.function)) {}
 
@@ -52,6 +53,12 @@ void SupportKernels::fill_value(CUdeviceptr out, int64_t count, float value, CUs
   long long n = count;
   void* args[] = {&out, &n, &value};
   cuda::launch(fill_value_, {blocks_for(count), 1, 1}, {kThreads, 1, 1}, 0, stream, args);
+}
+
+void SupportKernels::fill_upper_triangle(CUdeviceptr out, int64_t n, int64_t ld, float value, CUstream stream) const {
+  long long size = n, l = ld;
+  void* args[] = {&out, &size, &l, &value};
+  cuda::launch(fill_upper_, {blocks_for(n * n), 1, 1}, {kThreads, 1, 1}, 0, stream, args);
 }
 
 void SupportKernels::widen_to_double(CUdeviceptr in, CUdeviceptr out, int64_t count, CUstream stream) const {

@@ -26,6 +26,8 @@ class SupportKernels {
   void fill_random(CUdeviceptr out, int64_t rows, int64_t cols, int64_t ld, uint64_t seed, RandomKind kind,
                    bool symmetric, float pad_value, CUstream stream) const;
   void fill_value(CUdeviceptr out, int64_t count, float value, CUstream stream) const;
+  // value above the diagonal of an n x n matrix (the triangle a symmetric operand never reads).
+  void fill_upper_triangle(CUdeviceptr out, int64_t n, int64_t ld, float value, CUstream stream) const;
   void widen_to_double(CUdeviceptr in, CUdeviceptr out, int64_t count, CUstream stream) const;
   // Synchronizes `stream`; `scratch` holds >= 32 bytes of device memory.
   ErrorStats error_stats(CUdeviceptr c, int64_t ldc, CUdeviceptr ref, int64_t ldr, int64_t rows, int64_t cols,
@@ -35,7 +37,7 @@ class SupportKernels {
   explicit SupportKernels(CompiledModule support);  // support.function: error_sums
 
   cuda::Module module_;
-  cuda::Function fill_random_, fill_value_, widen_, error_sums_;
+  cuda::Function fill_random_, fill_value_, fill_upper_, widen_, error_sums_;
 };
 
 }  // namespace jitgemm

@@ -102,10 +102,14 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
   SupportKernels support(compiler, templates);
   GemmLauncher launcher(compiler, templates, device.sm_count);
   const uint64_t seed = fresh_seed(settings.seed);
+  // A symmetric operand is filled symmetric; once cuBLAS has used it (below), its upper
+  // triangle becomes NaN: a candidate that reads it fails verification.
+  const bool symmetric_a = problem.structure_a == Structure::Symmetric;
+  const bool symmetric_b = problem.structure_b == Structure::Symmetric;
   support.fill_random(ws.a.get(), stored_rows_a(problem), stored_cols_a(problem), problem.effective_lda(), seed,
-                      RandomKind::Uniform01, false, NAN, stream.get());
+                      RandomKind::Uniform01, symmetric_a, NAN, stream.get());
   support.fill_random(ws.b.get(), stored_rows_b(problem), stored_cols_b(problem), problem.effective_ldb(),
-                      seed + 1, RandomKind::Uniform01, false, NAN, stream.get());
+                      seed + 1, RandomKind::Uniform01, symmetric_b, NAN, stream.get());
   support.widen_to_double(ws.a.get(), ws.a64.get(), stored_rows_a(problem) * problem.effective_lda(), stream.get());
   support.widen_to_double(ws.b.get(), ws.b64.get(), stored_rows_b(problem) * problem.effective_ldb(), stream.get());
   // Verification runs with beta = 0 on a NaN-poisoned C: an unwritten element stays NaN.
@@ -131,6 +135,8 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
       [&](CUstream s) { cublas_sgemm(cublas, problem, ws.a.get(), ws.b.get(), ws.c.get(), s, baseline); },
       stream.get(),
       settings.warmup_runs, settings.timing_runs);
+  if (symmetric_a) support.fill_upper_triangle(ws.a.get(), problem.m, problem.effective_lda(), NAN, stream.get());
+  if (symmetric_b) support.fill_upper_triangle(ws.b.get(), problem.n, problem.effective_ldb(), NAN, stream.get());
 
   // 4. Verify, then screen (a few timed runs), every candidate that compiled without spills.
   std::vector<std::function<void(const GemmProblem&, CUstream)>> launchers(compiled.size());

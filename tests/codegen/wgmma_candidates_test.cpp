@@ -249,7 +249,7 @@ TEST(WgmmaStreamK, NamesValidityCandidatesRenderingAndGrid) {
       if (c.stream_k != 0) continue;
       KernelConfig with = c;
       with.stream_k = 1;
-      EXPECT_TRUE(contains(space, with)) << c.name();
+      EXPECT_EQ(contains(space, with), statically_valid(with, StaticLimits{}, nullptr)) << c.name();
     }
     for (const KernelConfig& c : candidate_space(key_of(mode, 4224, 4096, 4096))) {
       const int64_t tiles = (4224 + c.block_m - 1) / c.block_m * ((4096 + c.block_n - 1) / c.block_n);
@@ -367,7 +367,14 @@ TEST(WgmmaRender, SplitOperandPrePass) {
   EXPECT_EQ(k.threads, 256);
   EXPECT_EQ(k.smem_bytes, 0u);
   EXPECT_EQ(render_split_operand(1, false, 1).kernel_name, "jitgemm_split_operand_p1_t0_v1");
-  for (auto [planes, vec, arg] : {std::tuple{3, 4, "planes=3"}, std::tuple{0, 4, "planes=0"}, std::tuple{2, 2, "vec=2"}})
+  const RenderedKernel sym = render_split_operand(0, false, 4, true);
+  EXPECT_EQ(sym.kernel_name, "jitgemm_split_operand_p0_t0_v4_sym");
+  EXPECT_NE(sym.source.find("constexpr int SYMMETRIC = 1;\n"), std::string::npos);
+  EXPECT_NE(k.source.find("constexpr int SYMMETRIC = 0;\n"), std::string::npos);
+  // One CTA per 64 x 64 tile on or below the diagonal: 16 tiles a side for 1000 rows.
+  EXPECT_EQ(split_operand_geometry(1000, 1024, true).grid_x, 16u * 17u / 2u);
+  EXPECT_EQ(split_operand_geometry(1000, 1024, true).grid_y, 1u);
+  for (auto [planes, vec, arg] : {std::tuple{3, 4, "planes=3"}, std::tuple{-1, 4, "planes=-1"}, std::tuple{2, 2, "vec=2"}})
     try {
       render_split_operand(planes, false, vec);
       ADD_FAILURE() << arg;

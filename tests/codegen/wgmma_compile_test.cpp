@@ -53,9 +53,11 @@ INSTANTIATE_TEST_SUITE_P(BothModes, WgmmaSampleCompiles, ::testing::Values(Preci
 
 TEST(SplitOperandCompiles, EveryVariantWithoutSpills) {
   std::vector<RenderedKernel> kernels;
-  for (int planes : {1, 2})
+  for (int planes : {0, 1, 2})
     for (bool transpose : {false, true})
       for (int vec : {1, 4}) kernels.push_back(render_split_operand(planes, transpose, vec));
+  for (int planes : {0, 1, 2})  // symmetric sources (lower triangle read)
+    for (int vec : {1, 4}) kernels.push_back(render_split_operand(planes, false, vec, true));
   const auto results = compile_all(kernels, 1);
   expect_clean(results, 255);
   print(results);

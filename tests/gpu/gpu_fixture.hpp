@@ -43,7 +43,9 @@ class GpuEnvironment {
 
   // Fills fresh operands (padding NaN, C random or NaN when beta == 0), runs `run` on
   // them, and compares with float64 and the mode's cuBLAS baseline on the same inputs
-  // (SGEMM for fp32 and tf32x3, TF32 for tf32). `base_offset` floats shift A, B and C from
+  // (SGEMM for fp32 and tf32x3, TF32 for tf32). A symmetric operand (p.structure_a/b) is
+  // filled symmetric, and its upper triangle becomes NaN after cuBLAS ran and before `run`
+  // (which must never read it). `base_offset` floats shift A, B and C from
   // their (256-byte aligned) allocations: 1 gives bases that are only 4-byte aligned.
   CaseResult run_case(const GemmProblem& p, uint64_t seed, RandomKind kind,
                       const std::function<void(const float* a, const float* b, float* c)>& run,
@@ -58,8 +60,9 @@ class GpuEnvironment {
     const CUdeviceptr a = a_mem.get() + 4 * off, b = b_mem.get() + 4 * off, c0 = c0_mem.get() + 4 * off,
                       c = c_mem.get() + 4 * off;
     CUstream s = stream();
-    support_.fill_random(a, ra, ca, lda, seed, kind, false, NAN, s);
-    support_.fill_random(b, rb, cb, ldb, seed * 31 + 1, kind, false, NAN, s);
+    const bool symmetric_a = p.structure_a == Structure::Symmetric, symmetric_b = p.structure_b == Structure::Symmetric;
+    support_.fill_random(a, ra, ca, lda, seed, kind, symmetric_a, NAN, s);
+    support_.fill_random(b, rb, cb, ldb, seed * 31 + 1, kind, symmetric_b, NAN, s);
     if (p.beta == 0.0f)
       support_.fill_value(c0, p.m * ldc, NAN, s);  // beta = 0 must ignore NaN in C
     else
@@ -75,6 +78,8 @@ class GpuEnvironment {
     copy_c0();
     cublas_sgemm(cublas_, p, a, b, c, s, cublas_baseline(p.precision));
     result.cublas_error = error(p, c, c64, scratch).rel_error;
+    if (symmetric_a) support_.fill_upper_triangle(a, ra, lda, NAN, s);
+    if (symmetric_b) support_.fill_upper_triangle(b, rb, ldb, NAN, s);
     copy_c0();
     run(reinterpret_cast<const float*>(a), reinterpret_cast<const float*>(b), reinterpret_cast<float*>(c));
     result.ours = error(p, c, c64, scratch);

@@ -66,8 +66,10 @@ std::vector<BadCase> bad_cases() {
       {"misaligned C", [](GemmProblem&) {}, at(kA), at(kB), at(kC + 3), "C=0x30000003 is not 4-byte aligned"},
       {"C aliases A", [](GemmProblem&) {}, at(kA), at(kB), at(kA + 64), "C overlaps A"},
       {"C aliases B", [](GemmProblem&) {}, at(kA), at(kB), at(kB), "C overlaps B"},
-      {"symmetric A", [](GemmProblem& p) { p.structure_a = Structure::Symmetric; }, at(kA), at(kB), at(kC),
-       "structure_a=symmetric is not supported yet", true},
+      {"symmetric A not square", [](GemmProblem& p) { p.structure_a = Structure::Symmetric; p.k = 32; }, at(kA),
+       at(kB), at(kC), "structure_a=symmetric needs a square operand, but op(A) is M x K = 64 x 32"},
+      {"symmetric B not square", [](GemmProblem& p) { p.structure_b = Structure::Symmetric; p.n = 48; }, at(kA),
+       at(kB), at(kC), "structure_b=symmetric needs a square operand, but op(B) is K x N = 64 x 48"},
       {"lower B", [](GemmProblem& p) { p.structure_b = Structure::Lower; }, at(kA), at(kB), at(kC),
        "structure_b=lower is not supported yet", true},
       {"upper fill", [](GemmProblem& p) { p.fill = Fill::Upper; }, at(kA), at(kB), at(kC),
@@ -116,6 +118,19 @@ TEST(Validation, ValidProblemsPass) {
       p.ldc = 3;
       EXPECT_NO_THROW(validate_call(p, at(kA + 4), at(kB + 8), at(kC + 12)));
     }
+}
+
+TEST(Validation, SquareSymmetricOperandsPassInEveryMode) {
+  for (Precision mode : {Precision::FP32, Precision::TF32x3, Precision::TF32}) {
+    GemmProblem p;
+    p.m = 300, p.n = 257, p.k = 257, p.precision = mode;
+    p.structure_b = Structure::Symmetric;  // op(B) is 257 x 257
+    EXPECT_NO_THROW(validate_call(p, at(kA), at(kB), at(kC)));
+    p.m = 257, p.trans_a = Op::T;
+    p.structure_a = Structure::Symmetric;
+    EXPECT_NO_THROW(validate_call(p, at(kA), at(kB), at(kC)));
+    EXPECT_NE(p.to_string().find(" A:symmetric B:symmetric"), std::string::npos) << p.to_string();
+  }
 }
 
 TEST(Validation, NanAlphaAndBetaAreAllowed) {
