@@ -74,7 +74,10 @@ __device__ __forceinline__ TileSchedule make_schedule(int M, int N, int K) {
   const int tiles = s.tiles_m * s.tiles_n, ctas = gridDim.x;
   s.whole_tiles = tiles;
   s.split_units = 0;
-  if (STREAM_K && tiles % ctas != 0) {
+  // The host launches at most one CTA per unit (launch_geometry), so every range holds one; a
+  // grid larger than that runs data-parallel rather than wait for a CTA with nothing to add.
+  const long long units = (long long)tiles * s.units_per_tile;
+  if (STREAM_K && tiles % ctas != 0 && units >= ctas) {
     const int split = tiles > ctas ? tiles % ctas + ctas : tiles;
     s.whole_tiles = tiles - split;
     s.split_units = (long long)split * s.units_per_tile;

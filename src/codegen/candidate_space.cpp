@@ -292,8 +292,12 @@ LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n,
     if (sm_count < 1)
       throw InvalidArgument(fmt::format("launch_geometry({}): sm_count={} must be >= 1", config.name(), sm_count));
     // Persistent CTAs walk the tiles; with the stream-K tail they also share tiles along K, so
-    // fewer tiles than SMs still fill the SMs (one K stage per CTA at least).
-    const int64_t work = config.stream_k != 0 ? ctas * ((k + config.block_k - 1) / config.block_k) : ctas;
+    // fewer tiles than SMs still fill the SMs (one K unit, GROUP_STAGES stages, per CTA at least).
+    const int group_stages = config.family == KernelFamily::WgmmaTf32x3 && config.acc_block_k > config.block_k
+                                 ? config.acc_block_k / config.block_k
+                                 : 1;
+    const int64_t units = ((k + config.block_k - 1) / config.block_k + group_stages - 1) / group_stages;
+    const int64_t work = config.stream_k != 0 ? ctas * units : ctas;
     g.grid_x = static_cast<unsigned>(std::min<int64_t>(work, sm_count));
     return g;
   }

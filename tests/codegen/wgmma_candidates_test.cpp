@@ -262,6 +262,9 @@ TEST(WgmmaStreamK, NamesValidityCandidatesRenderingAndGrid) {
   EXPECT_EQ(launch_geometry(sk, 256, 256, 4096).grid_x, 132u);
   EXPECT_EQ(launch_geometry(plain, 256, 256, 4096).grid_x, 2u);
   EXPECT_EQ(launch_geometry(sk, 256, 256, 64).grid_x, 2u * 2u);
+  // tf32x3 blocks spanning two stages: a unit is two stages, 384 / 16 / 2 = 12 per tile.
+  const KernelConfig two_stage = KernelConfig::parse("wgmma_tf32x3_128x128x16_c2_s6_a32_b2_m0_g8_sk");
+  EXPECT_EQ(launch_geometry(two_stage, 384, 384, 384).grid_x, 9u * 12u);
 }
 
 TEST(WgmmaInRegisters, CandidatesOnlyWhereTmaCanReadTheOperandInPlace) {
