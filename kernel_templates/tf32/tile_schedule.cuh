@@ -105,9 +105,7 @@ __device__ __forceinline__ bool next_work(const TileSchedule& s, WorkCursor& c, 
     c.next_tile += gridDim.x;
     return true;
   }
-  // STREAM_K = 0 has no split units; saying so outright keeps ptxas's view of the loop simple
-  // (else it put the 128x256 tf32 accumulators on the stack and serialized the wgmmas).
-  if (!STREAM_K || c.left == 0) return false;
+  if (c.left == 0) return false;
   w = {c.split_tile, c.first, min(s.units_per_tile - c.first, c.left)};
   c.left -= w.units;
   c.split_tile += 1, c.first = 0;

@@ -187,13 +187,12 @@ __device__ __forceinline__ void load_stage(const OperandMaps& maps, unsigned sta
 }
 
 // CONVERT_B: each stage's K chunk of B's plane is waited for first (tf32/convert_operand.cuh).
+// Whole tiles go in a plain loop without the stream-K tail, the code measured fastest.
 __device__ __forceinline__ void produce(const OperandMaps& maps, const SharedRing& ring_smem, const TileSchedule& s,
                                         const ConvertJob& job) {
   Ring ring;
   int chunks_ready = 0;
-  WorkCursor cursor = first_work(s);
-  Work w;
-  while (next_work(s, cursor, w)) {
+  auto stages_of = [&](const Work& w) {
     const TileCoord tile = tile_coord(w.tile, s.tiles_m, s.tiles_n);
     const int first = w.first_unit * GROUP_STAGES, last = first + w.units * GROUP_STAGES;
     for (int ks = first; ks < last; ++ks) {
@@ -203,6 +202,13 @@ __device__ __forceinline__ void produce(const OperandMaps& maps, const SharedRin
       load_stage(maps, ring_smem.stage_addr(ring.stage), ring_smem.full(ring.stage), tile, ks * BLOCK_K);
       ring.advance();
     }
+  };
+  if constexpr (STREAM_K) {
+    WorkCursor cursor = first_work(s);
+    Work w;
+    while (next_work(s, cursor, w)) stages_of(w);
+  } else {
+    for (int t = blockIdx.x; t < s.whole_tiles; t += gridDim.x) stages_of(Work{t, 0, s.units_per_tile});
   }
 }
 
@@ -274,9 +280,7 @@ __device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, con
                                         float alpha, float beta, bool nan_guard) {
   const int wg_row0 = wg * 64;  // this warpgroup's rows inside the tile
   Ring ring;
-  WorkCursor cursor = first_work(s);
-  Work w;
-  while (next_work(s, cursor, w)) {
+  auto work_on = [&](const Work& w) {
     const int stages = w.units * GROUP_STAGES;
     // Running sums: 64 x BLOCK_N per warpgroup, fragment layout of common/wgmma.cuh.
     if constexpr (TF32X3) {
@@ -288,6 +292,13 @@ __device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, con
       mainloop_tf32(sum, ring_smem, ring, stages, wg_row0);
       finish_work(sum, s, w, sk, wg, C, ldc, M, N, alpha, beta);
     }
+  };
+  if constexpr (STREAM_K) {
+    WorkCursor cursor = first_work(s);
+    Work w;
+    while (next_work(s, cursor, w)) work_on(w);
+  } else {
+    for (int t = blockIdx.x; t < s.whole_tiles; t += gridDim.x) work_on(Work{t, 0, s.units_per_tile});
   }
 }
 
