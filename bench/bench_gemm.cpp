@@ -144,7 +144,7 @@ void write_results(const BenchEnv& env) {
                          {"jitgemm_ms", r.jitgemm_ms}, {"baseline", cublas_baseline_name(r.problem.precision)},
                          {"baseline_ms", r.baseline_ms},
                          {"speedup", r.baseline_ms / r.jitgemm_ms}, {"relerr", r.relerr},
-                         {"baseline_relerr", r.baseline_relerr}});
+                         {"baseline_relerr", r.baseline_relerr}, {"described", r.problem.to_string()}});
   const std::string dir = fmt::format("{}/bench/results", JITGEMM_SOURCE_DIR);
   std::filesystem::create_directories(dir);
   const std::string path = fmt::format("{}/{}.json", dir, gpu);
