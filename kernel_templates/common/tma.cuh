@@ -44,3 +44,15 @@ __device__ __forceinline__ void tma_load_2d(unsigned dst, const TensorMap* map, 
       "l"(reinterpret_cast<unsigned long long>(map)), "r"(col), "r"(row), "r"(bar)
       : "memory");
 }
+
+// The same box, written at the same shared offset `dst` of every CTA of the cluster whose bit
+// is set in `cta_mask`, each completing the box bytes on its own mbarrier at offset `bar`
+// (.multicast::cluster). Issued by one thread of one CTA.
+__device__ __forceinline__ void tma_load_2d_multicast(unsigned dst, const TensorMap* map, unsigned bar, int col,
+                                                      int row, unsigned short cta_mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(dst),
+      "l"(reinterpret_cast<unsigned long long>(map)), "r"(col), "r"(row), "r"(bar), "h"(cta_mask)
+      : "memory");
+}

@@ -31,8 +31,17 @@ __device__ __forceinline__ void mma_step_rs(float (&acc)[ACC_REGS], const float 
 
 constexpr int BIG = 0, SMALL = 1;
 
+// One arrival per warp; CLUSTER = 2: on the slot's barrier in both CTAs of the pair, since
+// each producer writes half of A into both.
 __device__ __forceinline__ void release(const SharedRing& ring_smem, int stage) {
-  if (threadIdx.x % 32 == 0) mbarrier_arrive(ring_smem.empty(stage));  // one arrival per warp
+  if (threadIdx.x % 32 != 0) return;
+  if constexpr (CLUSTER == 1) {
+    mbarrier_arrive(ring_smem.empty(stage));
+  } else {
+#pragma unroll
+    for (unsigned rank = 0; rank < CLUSTER; ++rank)
+      mbarrier_arrive_cluster(cluster_shared_address(ring_smem.empty(stage), rank));
+  }
 }
 
 // Waits for the GROUP_STAGES stages from `ring` and returns their shared addresses.

@@ -46,8 +46,14 @@ struct Work {
   int units;
 };
 
+// CLUSTER = 2: the two CTAs of a cluster (consecutive blockIdx.x) take the two tiles of a pair,
+// side by side along N with the same rows, so that they share A's tile; the pairs are walked
+// like tiles (a pair past N on the right computes zeros and stores nothing).
+__device__ __forceinline__ int first_tile() { return blockIdx.x / CLUSTER; }
+__device__ __forceinline__ int tile_step() { return gridDim.x / CLUSTER; }
+
 struct TileSchedule {
-  int tiles_m, tiles_n;
+  int tiles_m, tiles_n;   // tiles_n: tile pairs along N when CLUSTER = 2
   int units_per_tile;     // GROUP_STAGES stages each
   int whole_tiles;        // tiles [0, whole_tiles) go round-robin, whole
   long long split_units;  // the units of tiles [whole_tiles, tiles), shared out in ranges
@@ -60,6 +66,12 @@ struct TileSchedule {
     return split_units * cta < unit * gridDim.x;
   }
   __device__ __forceinline__ bool whole(const Work& w) const { return w.units == units_per_tile; }
+  // The C tile of tile (or, CLUSTER = 2, pair) t for this CTA.
+  __device__ __forceinline__ TileCoord coord(int t) const {
+    TileCoord c = tile_coord(t, tiles_m, tiles_n);
+    if constexpr (CLUSTER > 1) c.n0 = c.n0 * CLUSTER + (int)cluster_ctarank() * BLOCK_N;
+    return c;
+  }
   // One past the last split unit of tile w.tile.
   __device__ __forceinline__ long long split_end_of(const Work& w) const {
     return (long long)(w.tile - whole_tiles + 1) * units_per_tile;
@@ -69,7 +81,7 @@ struct TileSchedule {
 __device__ __forceinline__ TileSchedule make_schedule(int M, int N, int K) {
   TileSchedule s;
   s.tiles_m = (M + BLOCK_M - 1) / BLOCK_M;
-  s.tiles_n = (N + BLOCK_N - 1) / BLOCK_N;
+  s.tiles_n = ((N + BLOCK_N - 1) / BLOCK_N + CLUSTER - 1) / CLUSTER;
   s.units_per_tile = k_stages(K) / GROUP_STAGES;
   const int tiles = s.tiles_m * s.tiles_n, ctas = gridDim.x;
   s.whole_tiles = tiles;

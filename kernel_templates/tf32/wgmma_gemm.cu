@@ -30,6 +30,7 @@
 //
 // The generator prepends a prologue of constants; the defaults below are used only when
 // this file is compiled on its own (kernel development).
+#include "common/cluster.cuh"
 #include "common/mbarrier.cuh"
 #include "common/tma.cuh"
 #include "common/tf32_split.cuh"
@@ -52,6 +53,7 @@ constexpr int TRANSPOSE_C = 0;     // 1: the result is C^T (operands swapped by 
 constexpr int CONVERT_B = 0;       // tf32 RS: 1: the producer warpgroup writes B's plane (no pre-pass)
 constexpr int CONVERT_TRANSPOSED = 0, CONVERT_VEC = 4;  // CONVERT_B: B's source layout, vector width
 constexpr int STREAM_K = 0;        // 1: the tiles of the last wave are shared out along K (tf32/tile_schedule.cuh)
+constexpr int CLUSTER = 1;         // 2: CTA pairs on tiles side by side along N, each loading half of A for both
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;     // setmaxnreg budgets (CONSUMERS > 1)
 constexpr int SMEM_BYTES = -1;                             // host's number; < 0: unchecked
 #endif
@@ -115,6 +117,8 @@ static_assert((1 + (TF32X3 ? ACC_BUFFERS + (SUM_BLOCKS > 0) : ACC_BLOCK_K > 0)) 
               "running sum + block accumulators do not fit the consumer register budget");
 static_assert(STAGES >= 2, "the ring needs at least two stages");
 static_assert(STREAM_K == 0 || STREAM_K == 1, "STREAM_K is 0 or 1");
+static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER is 1 or 2 CTAs");
+static_assert(CLUSTER == 1 || (!STREAM_K && !CONVERT_B), "a CTA pair walks whole tiles with B planes from a pre-pass");
 static_assert(RASTER_GROUP >= 1, "RASTER_GROUP counts tile rows per launch group");
 static_assert(PLANE_BYTES % SMEM_ALIGN == 0 && A_TILE_BYTES % SMEM_ALIGN == 0,
               "every operand tile must start on a swizzle atom");
@@ -164,18 +168,33 @@ struct OperandMaps {
 // ---- producer: one thread -------------------------------------------------------------
 // Stage s of one tile: A rows m0.. and B rows n0.., K columns k0 .. k0+BLOCK_K, as boxes of
 // SWIZZLE_K columns (every plane), or for a raw K x M A (A_MN_MAJOR) boxes of 32 rows of M.
+// CLUSTER = 2: both CTAs of the pair need the same A tile; each loads its half of the rows
+// (the A maps' boxes are BLOCK_M / 2 rows; A_MN_MAJOR: half of the 32-row boxes) into both.
+__device__ __forceinline__ void load_a(unsigned dst, const TensorMap* map, unsigned bar, int col, int row) {
+  if constexpr (CLUSTER == 1)
+    tma_load_2d(dst, map, bar, col, row);
+  else
+    tma_load_2d_multicast(dst, map, bar, col, row, (unsigned short)((1u << CLUSTER) - 1));
+}
+
 __device__ __forceinline__ void load_stage(const OperandMaps& maps, unsigned stage, unsigned bar,
                                            TileCoord tile, int k0) {
+  const int half = CLUSTER == 1 ? 0 : (int)cluster_ctarank();  // which part of A this CTA loads
 #pragma unroll
   for (int p = 0; p < (A_IN_REGISTERS ? 1 : PLANES); ++p) {
     if (A_MN_MAJOR) {
+      constexpr int BOXES = BLOCK_M / 32 / CLUSTER;
 #pragma unroll
-      for (int sub = 0; sub < BLOCK_M / 32; ++sub)
-        tma_load_2d(a_tile(stage, p) + sub * BLOCK_K * 128, maps.a[p], bar, tile.m0 + sub * 32, k0);
+      for (int i = 0; i < BOXES; ++i) {
+        const int sub = half * BOXES + i;
+        load_a(a_tile(stage, p) + sub * BLOCK_K * 128, maps.a[p], bar, tile.m0 + sub * 32, k0);
+      }
     } else {
+      constexpr int ROWS = BLOCK_M / CLUSTER;  // rows per box
 #pragma unroll
       for (int sub = 0; sub < K_SUBTILES; ++sub)
-        tma_load_2d(a_tile(stage, p) + sub * BLOCK_M * SWIZZLE_BYTES, maps.a[p], bar, k0 + sub * SWIZZLE_K, tile.m0);
+        load_a(a_tile(stage, p) + sub * BLOCK_M * SWIZZLE_BYTES + half * ROWS * SWIZZLE_BYTES, maps.a[p], bar,
+               k0 + sub * SWIZZLE_K, tile.m0 + half * ROWS);
     }
   }
 #pragma unroll
@@ -193,7 +212,7 @@ __device__ __forceinline__ void produce(const OperandMaps& maps, const SharedRin
   Ring ring;
   int chunks_ready = 0;
   auto stages_of = [&](const Work& w) {
-    const TileCoord tile = tile_coord(w.tile, s.tiles_m, s.tiles_n);
+    const TileCoord tile = s.coord(w.tile);
     const int first = w.first_unit * GROUP_STAGES, last = first + w.units * GROUP_STAGES;
     for (int ks = first; ks < last; ++ks) {
       if constexpr (CONVERT_B) wait_for_chunk(job, ks * BLOCK_K, chunks_ready);
@@ -208,7 +227,7 @@ __device__ __forceinline__ void produce(const OperandMaps& maps, const SharedRin
     Work w;
     while (next_work(s, cursor, w)) stages_of(w);
   } else {
-    for (int t = blockIdx.x; t < s.whole_tiles; t += gridDim.x) stages_of(Work{t, 0, s.units_per_tile});
+    for (int t = first_tile(); t < s.whole_tiles; t += tile_step()) stages_of(Work{t, 0, s.units_per_tile});
   }
 }
 
@@ -271,7 +290,7 @@ __device__ __forceinline__ void finish_work(float (&acc)[ACC_REGS], const TileSc
       add_partials(acc, sk, s, w, wg);
     }
   }
-  const TileCoord tile = tile_coord(w.tile, s.tiles_m, s.tiles_n);
+  const TileCoord tile = s.coord(w.tile);
   store_tile(acc, C, ldc, M, N, tile.m0 + wg * 64, tile.n0, alpha, beta);
 }
 
@@ -298,7 +317,7 @@ __device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, con
     Work w;
     while (next_work(s, cursor, w)) work_on(w);
   } else {
-    for (int t = blockIdx.x; t < s.whole_tiles; t += gridDim.x) work_on(Work{t, 0, s.units_per_tile});
+    for (int t = first_tile(); t < s.whole_tiles; t += tile_step()) work_on(Work{t, 0, s.units_per_tile});
   }
 }
 
@@ -308,7 +327,11 @@ __device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, con
 // the big ones again). nonfinite: the pre-pass flag (tf32x3), or null. job: what the
 // converter warps write (CONVERT_B; otherwise unused). sk: the partial sums' slots and flags
 // (STREAM_K; otherwise unused).
-extern "C" __global__ void __launch_bounds__(THREADS, 1)
+// CLUSTER = 2: the generator defines CLUSTER_ATTRIBUTE as __cluster_dims__(2, 1, 1).
+#ifndef CLUSTER_ATTRIBUTE
+#define CLUSTER_ATTRIBUTE
+#endif
+extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_ATTRIBUTE
 KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__ TensorMap map_b_big,
             const __grid_constant__ TensorMap map_a_small, const __grid_constant__ TensorMap map_b_small,
             float* __restrict__ C, long long ldc, int M, int N, int K, float alpha, float beta,
@@ -320,12 +343,13 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
   if (threadIdx.x == 0) {
     for (int s = 0; s < STAGES; ++s) {
       mbarrier_init(ring_smem.full(s), 1);               // the producer's expect_tx arrival
-      mbarrier_init(ring_smem.empty(s), 4 * CONSUMERS);  // one arrival per consumer warp
+      mbarrier_init(ring_smem.empty(s), 4 * CONSUMERS * CLUSTER);  // per consumer warp of the cluster
     }
     mbarrier_fence_init();
     for (int p = 0; p < PLANES; ++p) tma_prefetch_map(maps.a[p]), tma_prefetch_map(maps.b[p]);
   }
   __syncthreads();
+  if constexpr (CLUSTER > 1) cluster_sync();  // the peer's barriers are initialised before its copies land here
 
   const TileSchedule schedule = make_schedule(M, N, K);
   const int wg = threadIdx.x / 128;
@@ -342,4 +366,6 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
     const bool nan_guard = TF32X3 && nonfinite != nullptr && *nonfinite != 0;
     consume(wg - 1, ring_smem, schedule, sk, C, ldc, M, N, alpha, beta, nan_guard);
   }
+  // A CTA of a pair stays until its peer is done: the peer's copies and arrivals target it.
+  if constexpr (CLUSTER > 1) cluster_sync();
 }

@@ -111,9 +111,9 @@ bool statically_valid(const KernelConfig& c, const StaticLimits& limits, std::st
   if (c.consumers != defaults.consumers || c.acc_block_k != defaults.acc_block_k ||
       c.acc_buffers != defaults.acc_buffers || c.sum_blocks != defaults.sum_blocks ||
       c.a_in_registers != defaults.a_in_registers || c.a_round != defaults.a_round || c.swap_ab != defaults.swap_ab ||
-      c.convert_b != defaults.convert_b || c.stream_k != defaults.stream_k)
-    return reject(fmt::format("consumers/acc_block_k/acc_buffers/sum_blocks ({}/{}/{}/{}), the register-A fields "
-                              "and stream_k are wgmma fields and must keep their defaults ({}/{}/{}/{}, 0, 1, 0, 0)",
+      c.convert_b != defaults.convert_b || c.stream_k != defaults.stream_k || c.cluster != defaults.cluster)
+    return reject(fmt::format("consumers/acc_block_k/acc_buffers/sum_blocks ({}/{}/{}/{}), the register-A fields, "
+                              "stream_k and cluster are wgmma fields and must keep their defaults ({}/{}/{}/{}, 0, 1, 0, 0, 1)",
                               c.consumers, c.acc_block_k, c.acc_buffers, c.sum_blocks, defaults.consumers,
                               defaults.acc_block_k, defaults.acc_buffers, defaults.sum_blocks));
   if (c.block_m < 4 || c.block_n < 4 || c.block_k < 8 || c.warps_m < 1 || c.warps_n < 1 || c.thread_m < 4 ||
@@ -299,6 +299,15 @@ LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n,
     const int64_t units = ((k + config.block_k - 1) / config.block_k + group_stages - 1) / group_stages;
     const int64_t work = config.stream_k != 0 ? ctas * units : ctas;
     g.grid_x = static_cast<unsigned>(std::min<int64_t>(work, sm_count));
+    if (config.cluster > 1) {
+      // CTA pairs walk pairs of tiles side by side: whole clusters, at most one CTA per SM.
+      const int64_t tiles_n = (n + config.block_n - 1) / config.block_n;
+      const int64_t pairs = ((m + config.block_m - 1) / config.block_m) * ((tiles_n + config.cluster - 1) / config.cluster);
+      g.grid_x = static_cast<unsigned>(std::min<int64_t>(pairs, sm_count / config.cluster) * config.cluster);
+      if (g.grid_x == 0)
+        throw InvalidArgument(fmt::format("launch_geometry({}): sm_count={} holds no cluster of {}", config.name(),
+                                          sm_count, config.cluster));
+    }
     return g;
   }
   g.grid_x = static_cast<unsigned>(ctas);

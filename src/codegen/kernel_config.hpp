@@ -77,6 +77,7 @@ struct KernelConfig {
   int swap_ab = 0;         // RS: 1: the kernel computes C^T = op(B)^T op(A)^T (op(B) in registers)
   int convert_b = 0;       // tf32 RS: 1: the kernel writes B's TF32 plane itself (no pre-pass)
   int stream_k = 0;        // 1: the last wave's tiles are shared out along K (tf32/tile_schedule.cuh)
+  int cluster = 1;         // 2: CTA pairs on tiles side by side along N share A's tile (TMA multicast)
 
   // SIMT and mma.sync: warps_m * warps_n * 32; wgmma: a producer warpgroup plus the consumers.
   int threads() const noexcept { return is_wgmma(family) ? 128 * (1 + consumers) : warps_m * warps_n * 32; }
@@ -84,7 +85,8 @@ struct KernelConfig {
   //   simt_fp32:   "simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8"
   //   wgmma_tf32*: "wgmma_tf32x3_128x128x32_c2_s3_a32_b2_m0_g8" (c consumers, s stages,
   //                a acc_block_k, b acc_buffers, m sum_blocks, g raster_group), then "_rs"
-  //                (A in registers, rounded) or "_rst" (truncated), then "_swap", then "_cvt", then "_sk"
+  //                (A in registers, rounded) or "_rst" (truncated), then "_swap", then "_cvt", then "_sk", then "_x2"
+  //                (a cluster of 2)
   //   mma_tf32*:   "mma_tf32x3_128x128x32_w2x4_s3_a32_k1_g8" (w warps, s stages, a acc_block_k,
   //                k split_k, g raster_group)
   std::string name() const;

@@ -63,6 +63,11 @@ KernelConfig streaming(KernelConfig c) {
   return c;
 }
 
+KernelConfig paired(KernelConfig c) {
+  c.cluster = 2;
+  return c;
+}
+
 // The largest ring that fits `limits` (at most kMaxStages).
 int max_stages(const KernelConfig& tile, const StaticLimits& limits) {
   KernelConfig c = tile;
@@ -117,6 +122,9 @@ std::string shape_problem(const KernelConfig& c) {
     return fmt::format("convert_b=1 needs tf32 with A in registers and block_k <= 64 (one 64-K chunk per stage)");
   if (!one_of(c.convert_b, {0, 1})) return fmt::format("convert_b={} is not 0 or 1", c.convert_b);
   if (!one_of(c.stream_k, {0, 1})) return fmt::format("stream_k={} is not 0 or 1", c.stream_k);
+  if (!one_of(c.cluster, {1, 2})) return fmt::format("cluster={} is not 1 or 2", c.cluster);
+  if (c.cluster > 1 && (c.stream_k != 0 || c.convert_b != 0))
+    return fmt::format("cluster={} walks whole tiles with B from a pre-pass (not with stream_k or convert_b)", c.cluster);
   if (c.a_in_registers != 0 && c.block_k % 32 != 0)
     return fmt::format("block_k={}: a raw A in registers is read as 128-byte rows of 32 floats", c.block_k);
   if ((c.block_m * c.block_k * 4) % kSmemAlign != 0 || ((c.block_m + c.block_n) * c.block_k * 4) % kSmemAlign != 0)
@@ -235,12 +243,17 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
       add(c);
     }
   }
+  // CTA pairs sharing A's tile (TMA multicast): every candidate with B from a pre-pass, on
+  // problems of at least two tiles along N.
+  const size_t unpaired = out.size();
+  for (size_t i = 0; i < unpaired; ++i)
+    if (out[i].convert_b == 0 && key.n > out[i].block_n) add(paired(out[i]));
   // Tile schedule: every candidate also with the stream-K tail, where its tiles leave the last
   // wave of the largest Hopper parts (132 SMs) partly empty.
   const size_t scheduled = out.size();
   for (size_t i = 0; i < scheduled; ++i) {
     const int64_t tiles = ((key.m + out[i].block_m - 1) / out[i].block_m) * ((key.n + out[i].block_n - 1) / out[i].block_n);
-    if (tiles % kStreamKWave != 0) add(streaming(out[i]));
+    if (tiles % kStreamKWave != 0 && out[i].cluster == 1) add(streaming(out[i]));
   }
   sort_by_name(out);
   return out;
@@ -261,6 +274,8 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
         converting(in_registers(wgmma(f, 128, 32, 5, 256), 1, 1)),  // the same, swapped, blocked
         streaming(in_registers(wgmma(f, 256, 32, 4, 0), 1, 0)),     // the stream-K tail
         streaming(wgmma(f, 128, 32, 6, 256)),                       // the same, plane-fed, blocked
+        paired(in_registers(wgmma(f, 256, 32, 4, 0), 1, 0)),        // a CTA pair sharing A (multicast)
+        paired(in_registers(wgmma(f, 128, 32, 6, 0), 1, 1)),        // the same, swapped
     };
   else
     sample = {
@@ -276,6 +291,9 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
       in_registers(wgmma(f, 96, 32, 4, 16, 1), 1, 1),   // swapped, two blocks per stage
       streaming(wgmma(f, 128, 16, 6, 32, 2)),           // the stream-K tail, units of two stages
       streaming(in_registers(wgmma(f, 128, 32, 4, 32, 1), 1, 0)),  // the same, A in registers
+      paired(wgmma(f, 128, 32, 3, 32, 1)),                        // a CTA pair sharing A (multicast)
+      paired(in_registers(wgmma(f, 128, 32, 4, 32, 1), 0, 0)),       // the same, A in registers, truncated
+      paired(wgmma(f, 96, 16, 6, 32, 2)),                          // the same, 16 K per stage (64-byte swizzle)
     };
   std::erase_if(sample, [&](const KernelConfig& c) { return !wgmma_runs_in_place(c, key); });
   return sample;

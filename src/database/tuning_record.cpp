@@ -151,6 +151,7 @@ void to_json(json& j, const KernelConfig& c) {
     j["convert_b"] = c.convert_b;
   }
   if (c.stream_k != 0) j["stream_k"] = c.stream_k;
+  if (c.cluster != 1) j["cluster"] = c.cluster;
 }
 
 // The wgmma fields are optional for every family and take the KernelConfig defaults
@@ -161,7 +162,7 @@ void from_json(const json& j, KernelConfig& c) {
                              {"family", "block_m", "block_n", "block_k", "warps_m", "warps_n", "thread_m",
                               "thread_n", "stages", "split_k", "raster_group"},
                              {"consumers", "acc_block_k", "acc_buffers", "sum_blocks", "a_in_registers", "a_round",
-                              "swap_ab", "convert_b", "stream_k"});
+                              "swap_ab", "convert_b", "stream_k", "cluster"});
   const KernelConfig defaults;
   c.family = json_reader::read_parsed(j, "family", [](std::string_view s) { return parse_kernel_family(s); });
   c.block_m = read_pow2(j, "block_m", 16, 256);
@@ -189,6 +190,7 @@ void from_json(const json& j, KernelConfig& c) {
   c.swap_ab = read_optional_int(j, "swap_ab", defaults.swap_ab, 0, 1);
   c.convert_b = read_optional_int(j, "convert_b", defaults.convert_b, 0, 1);
   c.stream_k = read_optional_int(j, "stream_k", defaults.stream_k, 0, 1);
+  c.cluster = read_optional_int(j, "cluster", defaults.cluster, 1, 2);
   if (is_wgmma(c.family) && c.block_m != 64 * c.consumers)
     throw FieldError("block_m", fmt::format("expected 64 * consumers ({}) for {}, got {}", 64 * c.consumers,
                                             to_string(c.family), c.block_m));

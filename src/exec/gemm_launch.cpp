@@ -263,6 +263,8 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   }
 
   const int box_k = std::min(config.block_k, 32);
+  // A CTA pair loads half of A's rows each (tf32/wgmma_gemm.cu, load_stage).
+  const int a_box_rows = config.block_m / config.cluster;
   CUtensorMap maps[4];
   if (rs) {
     // The raw A' in the caller's memory: TMA needs a 16-byte aligned base and row pitch.
@@ -273,11 +275,11 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
           config.name(), swap ? "B" : "A", kernel_a.ptr, kernel_a.ld));
     maps[0] = kernel_a.r_contiguous
                   ? tensor_map(kernel_a.ptr, p.k, kernel_a.rows, kernel_a.ld, config.block_k, 32)  // {M', K}
-                  : tensor_map(kernel_a.ptr, kernel_a.rows, p.k, kernel_a.ld, config.block_m, 32);  // {K, M'}
+                  : tensor_map(kernel_a.ptr, kernel_a.rows, p.k, kernel_a.ld, a_box_rows, 32);  // {K, M'}
     maps[2] = maps[0];
   } else {
-    maps[0] = tensor_map(a_big, kernel_a.rows, p.k, ldp, config.block_m, box_k);
-    maps[2] = tensor_map(a_small, kernel_a.rows, p.k, ldp, config.block_m, box_k);
+    maps[0] = tensor_map(a_big, kernel_a.rows, p.k, ldp, a_box_rows, box_k);
+    maps[2] = tensor_map(a_small, kernel_a.rows, p.k, ldp, a_box_rows, box_k);
   }
   maps[1] = tensor_map(b_big, kernel_b.rows, p.k, ldp, config.block_n, box_k);
   maps[3] = tensor_map(b_small, kernel_b.rows, p.k, ldp, config.block_n, box_k);

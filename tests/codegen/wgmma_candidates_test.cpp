@@ -238,8 +238,8 @@ TEST(WgmmaStreamK, NamesValidityCandidatesRenderingAndGrid) {
   KernelConfig plain = sk;
   plain.stream_k = 0;
   EXPECT_EQ(shared_memory_bytes(sk), shared_memory_bytes(plain));
-  EXPECT_NE(render_kernel(sk, {}).source.find("constexpr int STREAM_K = 1;\n"), std::string::npos);
-  EXPECT_NE(render_kernel(plain, {}).source.find("constexpr int STREAM_K = 0;\n"), std::string::npos);
+  EXPECT_NE(render_kernel(sk, {}).source.find("constexpr int STREAM_K = 1, CLUSTER = 1;\n"), std::string::npos);
+  EXPECT_NE(render_kernel(plain, {}).source.find("constexpr int STREAM_K = 0, CLUSTER = 1;\n"), std::string::npos);
   // Every candidate also comes with the stream-K tail where the tiles leave the last of the
   // 132-CTA waves partly empty, and none where they fill it: 4096 x 4224 at 128 x 128 is
   // 32 x 33 = 8 waves; at 128 x 256 (tf32) 32 x 17 = 544 tiles.
@@ -265,6 +265,43 @@ TEST(WgmmaStreamK, NamesValidityCandidatesRenderingAndGrid) {
   // tf32x3 blocks spanning two stages: a unit is two stages, 384 / 16 / 2 = 12 per tile.
   const KernelConfig two_stage = KernelConfig::parse("wgmma_tf32x3_128x128x16_c2_s6_a32_b2_m0_g8_sk");
   EXPECT_EQ(launch_geometry(two_stage, 384, 384, 384).grid_x, 9u * 12u);
+}
+
+TEST(WgmmaCluster, NamesValidityCandidatesRenderingAndGrid) {
+  const KernelConfig pair = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_x2");
+  EXPECT_EQ(pair.cluster, 2);
+  EXPECT_EQ(pair.name(), "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_x2");
+  EXPECT_TRUE(statically_valid(pair, StaticLimits{}, nullptr));
+  std::string why;
+  for (const char* bad : {"wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_cvt_x2", "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_sk_x2",
+                          "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_x3"}) {
+    EXPECT_FALSE(statically_valid(KernelConfig::parse(bad), StaticLimits{}, &why)) << bad;
+    EXPECT_NE(why.find("cluster"), std::string::npos) << bad << ": " << why;
+  }
+  KernelConfig simt;
+  simt.cluster = 2;
+  EXPECT_FALSE(statically_valid(simt, StaticLimits{}, &why));
+  EXPECT_NE(why.find("cluster"), std::string::npos) << why;
+  // The template gets CLUSTER and the cluster shape; an unpaired kernel no attribute.
+  const RenderedKernel k = render_kernel(pair, KernelSpecialization{Op::N, Op::N, 4, 4, 4});
+  EXPECT_NE(k.source.find("CLUSTER = 2;\n#define CLUSTER_ATTRIBUTE __cluster_dims__(2, 1, 1)\n"), std::string::npos);
+  KernelConfig single = pair;
+  single.cluster = 1;
+  const RenderedKernel one = render_kernel(single, KernelSpecialization{Op::N, Op::N, 4, 4, 4});
+  EXPECT_NE(one.source.find("CLUSTER = 1;\n"), std::string::npos);
+  EXPECT_EQ(one.source.find("#define CLUSTER_ATTRIBUTE __cluster_dims__"), std::string::npos);
+  // Pairs of candidates with B from a pre-pass, where N holds two tiles; never with stream_k.
+  const auto space = candidate_space(key_of(Precision::TF32, 4096, 4096, 4096));
+  EXPECT_TRUE(contains(space, pair));
+  for (const KernelConfig& c : space)
+    if (c.cluster == 2) EXPECT_TRUE(c.convert_b == 0 && c.stream_k == 0) << c.name();
+  const auto narrow = candidate_space(key_of(Precision::TF32x3, 4096, 96, 4096));
+  EXPECT_TRUE(std::none_of(narrow.begin(), narrow.end(), [](const KernelConfig& c) { return c.cluster == 2; }));
+  // Grid: whole pairs of CTAs over pairs of tiles (a 13th column of tiles pairs with nothing).
+  EXPECT_EQ(launch_geometry(pair, 4096, 4096, 4096).grid_x, 132u);
+  EXPECT_EQ(launch_geometry(pair, 4096, 4096, 4096, 131).grid_x, 130u);
+  EXPECT_EQ(launch_geometry(pair, 256, 13 * 256, 64).grid_x, 2u * 2u * 7u);
+  EXPECT_THROW(launch_geometry(pair, 256, 256, 64, 1), InvalidArgument);
 }
 
 TEST(WgmmaInRegisters, CandidatesOnlyWhereTmaCanReadTheOperandInPlace) {

@@ -60,6 +60,15 @@ TEST(WgmmaConfigJson, StreamKRoundTripsAndIsWrittenOnlyWhenSet) {
   EXPECT_NE(error.find("stream_k"), std::string::npos) << error;
 }
 
+TEST(WgmmaConfigJson, ClusterRoundTripsAndIsWrittenOnlyWhenSet) {
+  const KernelConfig pair = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_x2");
+  EXPECT_EQ(json(pair).at("cluster"), 2);
+  EXPECT_EQ(config_from(json::parse(json(pair).dump())), pair);
+  EXPECT_FALSE(json(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8")).contains("cluster"));
+  const std::string error = testing::field_error_after(pair, [](json& j) { j["cluster"] = 4; });
+  EXPECT_NE(error.find("cluster"), std::string::npos) << error;
+}
+
 TEST(WgmmaConfigJson, RegisterAFieldsRoundTripAndStayOutOfPlaneConfigs) {
   const KernelConfig cvt = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_cvt");
   EXPECT_EQ(json(cvt).at("convert_b"), 1);
