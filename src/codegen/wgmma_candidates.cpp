@@ -176,6 +176,10 @@ bool wgmma_statically_valid(const KernelConfig& c, const StaticLimits& limits, s
     return reject("sum_blocks > 0 with 2 accumulators spills");
   if (c.convert_b != 0 && c.stream_k != 0 && c.block_n == 192)
     return reject("convert_b with stream_k at block_n=192 spills");
+  if (c.convert_b != 0 && c.swap_ab != 0 && c.block_n <= 128 && c.acc_block_k > 0)
+    return reject("convert_b swapped at block_n<=128 with FP32 blocks spills (transposed source)");
+  if (is_x3(c) && c.cluster > 1 && c.a_in_registers != 0 && c.block_n >= 192)
+    return reject(fmt::format("cluster={} with A in registers at block_n={} spills", c.cluster, c.block_n));
   if (is_x3(c) && c.a_in_registers != 0 && (c.acc_buffers == 2 || c.sum_blocks > 0))
     return reject("A in registers with 2 accumulators (and two fragment sets) or sum_blocks > 0 spills");
   return true;
@@ -271,7 +275,7 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
         in_registers(wgmma(f, 256, 32, 4, 0), 1, 0),     // A in registers, the widest tile
         in_registers(wgmma(f, 128, 32, 6, 256), 1, 1),   // swapped, blocked
         converting(in_registers(wgmma(f, 256, 32, 4, 0), 1, 0)),    // B's plane written in the kernel
-        converting(in_registers(wgmma(f, 128, 32, 5, 256), 1, 1)),  // the same, swapped, blocked
+        converting(in_registers(wgmma(f, 128, 32, 5, 0), 1, 1)),    // the same, swapped, narrower
         streaming(in_registers(wgmma(f, 256, 32, 4, 0), 1, 0)),     // the stream-K tail
         streaming(wgmma(f, 128, 32, 6, 256)),                       // the same, plane-fed, blocked
         paired(in_registers(wgmma(f, 256, 32, 4, 0), 1, 0)),        // a CTA pair sharing A (multicast)
