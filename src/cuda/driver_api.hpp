@@ -38,7 +38,8 @@ namespace jitgemm::cuda {
   X(cuStreamSynchronize, 2000) X(cuEventCreate, 2000) X(cuEventDestroy, 4000)                        \
   X(cuEventRecord, 2000) X(cuEventSynchronize, 2000) X(cuEventElapsedTime, 12080)                    \
   X(cuGetErrorName, 6000) X(cuGetErrorString, 6000) X(cuPointerGetAttribute, 4000)                   \
-  X(cuTensorMapEncodeTiled, 12000) X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050)
+  X(cuTensorMapEncodeTiled, 12000) X(cuOccupancyMaxActiveBlocksPerMultiprocessor, 6050) \
+  X(cuOccupancyMaxActiveClusters, 11070)
 
 // One typed function pointer per entry point, named as in cuda.h. (cuda.h maps some names
 // to versioned symbols, e.g. cuMemAlloc -> cuMemAlloc_v2; the member is renamed the same

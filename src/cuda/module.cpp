@@ -79,6 +79,19 @@ void launch(const Function& function, Dim3 grid, Dim3 block, unsigned smem_bytes
              block.y, block.z, format_bytes(smem_bytes));
 }
 
+int max_active_clusters(const Function& function, Dim3 grid, Dim3 block, unsigned smem_bytes) {
+  ensure_dynamic_smem(function, smem_bytes);
+  CUlaunchConfig config{};
+  config.gridDimX = grid.x, config.gridDimY = grid.y, config.gridDimZ = grid.z;
+  config.blockDimX = block.x, config.blockDimY = block.y, config.blockDimZ = block.z;
+  config.sharedMemBytes = smem_bytes;
+  int clusters = 0;
+  JITGEMM_CU(driver().cuOccupancyMaxActiveClusters(&clusters, function.handle, &config),
+             "kernel {}, grid ({},{},{}), block ({},{},{}), smem {}", function.name, grid.x, grid.y, grid.z, block.x,
+             block.y, block.z, format_bytes(smem_bytes));
+  return clusters;
+}
+
 int function_attribute(const Function& function, CUfunction_attribute attribute) {
   int value = 0;
   JITGEMM_CU(driver().cuFuncGetAttribute(&value, attribute, function.handle), "kernel {}, attribute {}",

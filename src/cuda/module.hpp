@@ -65,6 +65,11 @@ class Module {
 // CudaError naming the kernel, grid, block and shared memory.
 void launch(const Function& function, Dim3 grid, Dim3 block, unsigned smem_bytes, CUstream stream, void** args);
 
+// Clusters of `function` (compiled with __cluster_dims__) that can be resident at once when
+// launched with `grid` (a multiple of the cluster size), `block` and `smem_bytes` of dynamic
+// shared memory per CTA: cuOccupancyMaxActiveClusters. Throws CudaError.
+int max_active_clusters(const Function& function, Dim3 grid, Dim3 block, unsigned smem_bytes);
+
 // cuFuncGetAttribute, e.g. CU_FUNC_ATTRIBUTE_NUM_REGS. Throws CudaError.
 int function_attribute(const Function& function, CUfunction_attribute attribute);
 

@@ -194,6 +194,18 @@ CUtensorMap GemmLauncher::tensor_map(CUdeviceptr plane, int64_t rows, int64_t k,
   return tensor_maps_.emplace(key, map).first->second;
 }
 
+int GemmLauncher::cluster_slots(const cuda::Function& main, const KernelConfig& config) {
+  std::lock_guard lock(mutex_);
+  if (auto it = cluster_slots_.find(main.handle); it != cluster_slots_.end()) return it->second;
+  const unsigned grid = static_cast<unsigned>(sm_count_ / config.cluster * config.cluster);
+  const int clusters = cuda::max_active_clusters(main, {grid, 1, 1}, {static_cast<unsigned>(config.threads()), 1, 1},
+                                                 static_cast<unsigned>(shared_memory_bytes(config)));
+  if (clusters < 1)
+    throw NotSupported(fmt::format("GemmLauncher::launch({}): no cluster of {} CTAs fits this device", config.name(),
+                                   config.cluster));
+  return cluster_slots_.emplace(main.handle, std::min(clusters * config.cluster, sm_count_)).first->second;
+}
+
 void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p,
                                 CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace,
                                 CUstream stream) {
@@ -224,7 +236,7 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   const CUdeviceptr a_small = planes == 2 ? a_big + sizeof(float) * kernel_a.rows * ldp : a_big;
   const CUdeviceptr b_big = rs ? a_big : a_big + sizeof(float) * planes * kernel_a.rows * ldp;
   const CUdeviceptr b_small = planes == 2 ? b_big + sizeof(float) * kernel_b.rows * ldp : b_big;
-  const LaunchGeometry g = launch_geometry(config, swap ? p.n : p.m, swap ? p.m : p.n, p.k, sm_count_);
+  LaunchGeometry g = launch_geometry(config, swap ? p.n : p.m, swap ? p.m : p.n, p.k, sm_count_);
   // Only tf32x3 reads the flag (the NaN rule) and only the stream-K tail the flags after it; a
   // plain tf32 kernel saves the memset's gap in the stream.
   StreamKSpace sk;
@@ -287,6 +299,7 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   int m = static_cast<int>(kernel_a.rows), n = static_cast<int>(kernel_b.rows), k = static_cast<int>(p.k);
   float alpha = p.alpha, beta = p.beta;
   void* args[] = {&maps[0], &maps[1], &maps[2], &maps[3], &c, &ldc, &m, &n, &k, &alpha, &beta, &flag, &job, &sk};
+  if (config.cluster > 1) g = launch_geometry(config, m, n, p.k, cluster_slots(main, config));
   cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
                args);
 }

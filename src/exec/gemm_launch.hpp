@@ -65,11 +65,15 @@ class GemmLauncher {
   int sm_count_;
   cuda::Module reduce_module_;
   cuda::Function reduce_;
-  std::mutex mutex_;  // guards the two caches below
+  std::mutex mutex_;  // guards the caches below
   std::map<std::tuple<int, bool, int, bool>, CompiledModule> split_operand_;
   // Tensor maps encode (address, shape, stride, box): the same address and shape give the
   // same map, so it is encoded once (the cache is emptied at kMaxTensorMaps entries).
   std::map<std::tuple<CUdeviceptr, int64_t, int64_t, int64_t, int, int>, CUtensorMap> tensor_maps_;
+  // CTA-pair kernels: how many SMs their co-resident clusters cover (a persistent grid larger
+  // than that would leave clusters waiting for others to finish).
+  std::map<CUfunction, int> cluster_slots_;
+  int cluster_slots(const cuda::Function& main, const KernelConfig& config);
 };
 
 }  // namespace jitgemm
