@@ -63,6 +63,12 @@ KernelConfig streaming(KernelConfig c) {
   return c;
 }
 
+KernelConfig single_consumer(KernelConfig c) {
+  c.consumers = 1;
+  c.block_m = 64;
+  return c;
+}
+
 KernelConfig paired(KernelConfig c) {
   c.cluster = 2;
   return c;
@@ -252,6 +258,14 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
   const size_t unpaired = out.size();
   for (size_t i = 0; i < unpaired; ++i)
     if (out[i].convert_b == 0 && key.n > out[i].block_n) add(paired(out[i]));
+  // One consumer warpgroup (64-row tiles), for problems whose 128-row tiles fill less than two
+  // waves of the largest Hopper parts: twice the tiles keep more SMs busy.
+  const int64_t tiles_128 = (key.m + 127) / 128 * ((key.n + 127) / 128);
+  if (tiles_128 < 2 * kStreamKWave) {
+    const size_t two_consumers = out.size();
+    for (size_t i = 0; i < two_consumers; ++i)
+      if (out[i].cluster == 1 && out[i].convert_b == 0 && out[i].raster_group == 8) add(single_consumer(out[i]));
+  }
   // Tile schedule: every candidate also with the stream-K tail, where its tiles leave the last
   // wave of the largest Hopper parts (132 SMs) partly empty.
   const size_t scheduled = out.size();
@@ -280,6 +294,7 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
         streaming(wgmma(f, 128, 32, 6, 256)),                       // the same, plane-fed, blocked
         paired(in_registers(wgmma(f, 256, 32, 4, 0), 1, 0)),        // a CTA pair sharing A (multicast)
         paired(in_registers(wgmma(f, 128, 32, 6, 0), 1, 1)),        // the same, swapped
+        single_consumer(in_registers(wgmma(f, 256, 32, 5, 0), 1, 0)),  // one consumer warpgroup, 64 x 256
     };
   else
     sample = {
@@ -298,6 +313,7 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
       paired(wgmma(f, 128, 32, 3, 32, 1)),                        // a CTA pair sharing A (multicast)
       paired(in_registers(wgmma(f, 128, 32, 4, 32, 1), 0, 0)),       // the same, A in registers, truncated
       paired(wgmma(f, 96, 16, 6, 32, 2)),                          // the same, 16 K per stage (64-byte swizzle)
+      single_consumer(wgmma(f, 128, 32, 4, 32, 1)),                // one consumer warpgroup, 64 x 128
     };
   std::erase_if(sample, [&](const KernelConfig& c) { return !wgmma_runs_in_place(c, key); });
   return sample;

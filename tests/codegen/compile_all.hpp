@@ -21,7 +21,12 @@ struct CompileResult {
   ResourceUsage resources;
   double compile_ms = 0;
   std::string log;
+  int threads = 0;  // of the rendered kernel
 };
+
+// Registers a thread may hold when one CTA of `threads` threads owns the 64K-register file
+// (what __launch_bounds__(threads, 1) lets ptxas use): 168 at 384 threads, 255 at 256.
+constexpr int entry_register_cap(int threads) { return std::min(255, 65536 / std::max(threads, 1) / 8 * 8); }
 
 // Compiles every kernel on `jobs` threads (NVRTC is thread-safe), without a binary cache.
 inline std::vector<CompileResult> compile_all(const std::vector<RenderedKernel>& kernels, int jobs) {
@@ -31,7 +36,8 @@ inline std::vector<CompileResult> compile_all(const std::vector<RenderedKernel>&
   auto work = [&] {
     for (size_t i; (i = next++) < kernels.size();) {
       const CompileOutcome out = compiler.compile(kernels[i].source, kernels[i].kernel_name, CompileOptions{});
-      results[i] = {kernels[i].kernel_name, out.ok, out.kernel.resources, out.kernel.compile_ms, out.log};
+      results[i] = {kernels[i].kernel_name, out.ok, out.kernel.resources, out.kernel.compile_ms, out.log,
+                    kernels[i].threads};
     }
   };
   std::vector<std::thread> threads;

@@ -43,7 +43,7 @@ TEST(WgmmaCandidates, EveryCandidateIsStaticallyValidAndOfTheFamily) {
       EXPECT_TRUE(statically_valid(c, StaticLimits{}, &why)) << c.name() << ": " << why;
       EXPECT_EQ(c.family, family_of(key)) << c.name();
       EXPECT_EQ(c.split_k, 1) << c.name();
-      EXPECT_EQ(c.consumers, 2) << c.name();
+      EXPECT_EQ(c.block_m, 64 * c.consumers) << c.name();
       EXPECT_LE(shared_memory_bytes(c), 227u * 1024) << c.name();
       EXPECT_NE(c.acc_block_k, 64) << c.name();  // missed the tf32x3 contract on an H200
       names.insert(c.name());
@@ -302,6 +302,21 @@ TEST(WgmmaCluster, NamesValidityCandidatesRenderingAndGrid) {
   EXPECT_EQ(launch_geometry(pair, 4096, 4096, 4096, 131).grid_x, 130u);
   EXPECT_EQ(launch_geometry(pair, 256, 13 * 256, 64).grid_x, 2u * 2u * 7u);
   EXPECT_THROW(launch_geometry(pair, 256, 256, 64, 1), InvalidArgument);
+}
+
+TEST(WgmmaCandidates, OneConsumerWarpgroupForProblemsOfFewTiles) {
+  const KernelConfig one = KernelConfig::parse("wgmma_tf32x3_64x128x32_c1_s4_a32_b1_m0_g8");
+  EXPECT_EQ(one.threads(), 256);
+  EXPECT_TRUE(statically_valid(one, StaticLimits{}, nullptr));
+  // 1000 x 1000: 64 tiles of 128 x 128, fewer than two waves; 4096 x 4096: 1024 tiles.
+  for (Precision mode : {Precision::TF32x3, Precision::TF32}) {
+    const auto small = candidate_space(key_of(mode, 1000, 1000, 1000));
+    EXPECT_TRUE(std::any_of(small.begin(), small.end(), [](const KernelConfig& c) { return c.consumers == 1; }));
+    for (const KernelConfig& c : small)
+      if (c.consumers == 1) EXPECT_TRUE(c.block_m == 64 && c.cluster == 1 && c.convert_b == 0) << c.name();
+    const auto large = candidate_space(key_of(mode, 4096, 4096, 4096));
+    EXPECT_TRUE(std::none_of(large.begin(), large.end(), [](const KernelConfig& c) { return c.consumers == 1; }));
+  }
 }
 
 TEST(WgmmaInRegisters, CandidatesOnlyWhereTmaCanReadTheOperandInPlace) {
