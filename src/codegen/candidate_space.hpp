@@ -124,7 +124,8 @@ void sort_by_name(std::vector<KernelConfig>& configs);
 // How a config is launched on an M x N x K problem: a 1-D grid of
 // ceil(M/block_m) * ceil(N/block_n) CTAs (grid_y = split_k), threads() threads,
 // shared_memory_bytes() (SIMT and mma.sync families). wgmma families: min(sm_count, tiles) persistent CTAs
-// (stream_k: min(sm_count, tiles x K stages)), grid_y = 1.
+// (stream_k: min(sm_count, tiles x K units); cluster 2: whole CTA pairs over pairs of tiles, at
+// most sm_count CTAs, where the launcher passes the SMs its resident clusters cover), grid_y = 1.
 // Throws InvalidArgument when M, N or K is outside 1..2^31-1 or the grid is too large.
 struct LaunchGeometry {
   unsigned grid_x = 1, grid_y = 1, grid_z = 1;
