@@ -108,10 +108,7 @@ bool statically_valid(const KernelConfig& c, const StaticLimits& limits, std::st
   if (is_mma_sync(c.family)) return mma_statically_valid(c, limits, why);
   if (c.family != KernelFamily::SimtFp32) return reject(fmt::format("unknown family {}", to_string(c.family)));
   const KernelConfig defaults;
-  if (c.consumers != defaults.consumers || c.acc_block_k != defaults.acc_block_k ||
-      c.acc_buffers != defaults.acc_buffers || c.sum_blocks != defaults.sum_blocks ||
-      c.a_in_registers != defaults.a_in_registers || c.a_round != defaults.a_round || c.swap_ab != defaults.swap_ab ||
-      c.convert_b != defaults.convert_b || c.stream_k != defaults.stream_k || c.cluster != defaults.cluster)
+  if (c.acc_block_k != defaults.acc_block_k || !wgmma_only_fields_at_defaults(c))
     return reject(fmt::format("consumers/acc_block_k/acc_buffers/sum_blocks ({}/{}/{}/{}), the register-A fields, "
                               "stream_k and cluster are wgmma fields and must keep their defaults ({}/{}/{}/{}, 0, 1, 0, 0, 1)",
                               c.consumers, c.acc_block_k, c.acc_buffers, c.sum_blocks, defaults.consumers,
@@ -293,9 +290,7 @@ LaunchGeometry launch_geometry(const KernelConfig& config, int64_t m, int64_t n,
       throw InvalidArgument(fmt::format("launch_geometry({}): sm_count={} must be >= 1", config.name(), sm_count));
     // Persistent CTAs walk the tiles; with the stream-K tail they also share tiles along K, so
     // fewer tiles than SMs still fill the SMs (one K unit, GROUP_STAGES stages, per CTA at least).
-    const int group_stages = config.family == KernelFamily::WgmmaTf32x3 && config.acc_block_k > config.block_k
-                                 ? config.acc_block_k / config.block_k
-                                 : 1;
+    const int group_stages = wgmma_group_stages(config);
     const int64_t units = ((k + config.block_k - 1) / config.block_k + group_stages - 1) / group_stages;
     const int64_t work = config.stream_k != 0 ? ctas * units : ctas;
     g.grid_x = static_cast<unsigned>(std::min<int64_t>(work, sm_count));

@@ -126,6 +126,13 @@ std::string KernelSpecialization::suffix() const {
   return fmt::format("{}{}_v{}v{}v{}", to_string(trans_a), to_string(trans_b), vec_a, vec_b, vec_c);
 }
 
+bool wgmma_only_fields_at_defaults(const KernelConfig& c) noexcept {
+  const KernelConfig d;
+  return c.consumers == d.consumers && c.acc_buffers == d.acc_buffers && c.sum_blocks == d.sum_blocks &&
+         c.a_in_registers == d.a_in_registers && c.a_round == d.a_round && c.swap_ab == d.swap_ab &&
+         c.convert_b == d.convert_b && c.stream_k == d.stream_k && c.cluster == d.cluster;
+}
+
 size_t KernelConfigHash::operator()(const KernelConfig& c) const noexcept {
   // Every field folded in through the splitmix64 finalizer (std::hash<int> is the identity,
   // and a plain shift-xor combine of small integers collided within one candidate space).

@@ -95,6 +95,11 @@ struct KernelConfig {
   friend bool operator==(const KernelConfig&, const KernelConfig&) = default;
 };
 
+// Whether the fields only the wgmma families read keep their defaults: consumers,
+// acc_buffers, sum_blocks, the register-A fields (a_in_registers, a_round, swap_ab,
+// convert_b), stream_k and cluster. The other families require it, so that names stay unique.
+bool wgmma_only_fields_at_defaults(const KernelConfig& c) noexcept;
+
 // What the problem fixes at compile time.
 struct KernelSpecialization {
   Op trans_a = Op::N;

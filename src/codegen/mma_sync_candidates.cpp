@@ -50,9 +50,7 @@ std::string unused_fields_problem(const KernelConfig& c) {
   if (c.thread_m != d.thread_m || c.thread_n != d.thread_n)
     return fmt::format("thread tile {}x{} is a SIMT field and must keep its default {}x{}", c.thread_m, c.thread_n,
                        d.thread_m, d.thread_n);
-  if (c.consumers != d.consumers || c.acc_buffers != d.acc_buffers || c.sum_blocks != d.sum_blocks ||
-      c.a_in_registers != d.a_in_registers || c.a_round != d.a_round || c.swap_ab != d.swap_ab ||
-      c.convert_b != d.convert_b || c.stream_k != d.stream_k || c.cluster != d.cluster)
+  if (!wgmma_only_fields_at_defaults(c))
     return fmt::format("consumers/acc_buffers/sum_blocks ({}/{}/{}), the register-A fields, stream_k and cluster are "
                        "wgmma fields and must keep their defaults ({}/{}/{}, 0, 1, 0, 0, 1)",
                        c.consumers, c.acc_buffers, c.sum_blocks, d.consumers, d.acc_buffers, d.sum_blocks);

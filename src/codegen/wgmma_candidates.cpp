@@ -20,10 +20,6 @@ constexpr int64_t kStreamKWave = 132;   // SMs of an H100/H200 SXM: CTAs per wav
 bool is_x3(const KernelConfig& c) { return c.family == KernelFamily::WgmmaTf32x3; }
 int planes(const KernelConfig& c) { return is_x3(c) ? 2 : 1; }
 
-// GROUP_STAGES of the template: stages one tf32x3 accumulation block spans.
-int group_stages(const KernelConfig& c) {
-  return is_x3(c) && c.acc_block_k > c.block_k ? c.acc_block_k / c.block_k : 1;
-}
 
 bool one_of(int v, std::initializer_list<int> allowed) {
   return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
@@ -114,7 +110,7 @@ std::string shape_problem(const KernelConfig& c) {
   if (!one_of(c.acc_buffers, {1, 2})) return fmt::format("acc_buffers={} is not 1 or 2", c.acc_buffers);
   if (c.sum_blocks < 0 || c.sum_blocks > kMaxSumBlocks)
     return fmt::format("sum_blocks={} is outside 0..{}", c.sum_blocks, kMaxSumBlocks);
-  const int ring = (is_x3(c) ? c.acc_buffers : 2) * group_stages(c);
+  const int ring = (is_x3(c) ? c.acc_buffers : 2) * wgmma_group_stages(c);
   if (c.stages < 2 || c.stages < ring)
     return fmt::format("stages={} below the {} the consumers hold at once (and 2)", c.stages, std::max(ring, 2));
   if (c.raster_group < 1) return fmt::format("raster_group={} is below 1", c.raster_group);
@@ -140,6 +136,10 @@ std::string shape_problem(const KernelConfig& c) {
 }
 
 }  // namespace
+
+int wgmma_group_stages(const KernelConfig& c) {
+  return is_x3(c) && c.acc_block_k > c.block_k ? c.acc_block_k / c.block_k : 1;
+}
 
 size_t wgmma_shared_memory_bytes(const KernelConfig& c) {
   const size_t a_planes = c.a_in_registers != 0 ? 1 : static_cast<size_t>(planes(c));  // RS: one raw A tile

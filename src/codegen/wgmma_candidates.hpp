@@ -26,6 +26,10 @@ constexpr long long kWgmmaLongK = 4096;
 // STAGES * PLANES * (BLOCK_M + BLOCK_N) * BLOCK_K * 4 + 16 * STAGES (full/empty mbarriers).
 size_t wgmma_shared_memory_bytes(const KernelConfig& config);
 
+// GROUP_STAGES of the template: the K stages one tf32x3 accumulation block spans (1 when a
+// block fits one stage, and for tf32). It is also the stream-K tail's unit of K.
+int wgmma_group_stages(const KernelConfig& config);
+
 // Consumer registers per thread the template's budget check counts: the running sum, the
 // block accumulators (tf32x3: acc_buffers, + 1 with sum_blocks; tf32: 1 when blocked) of
 // block_n / 2 floats each, plus 24.
