@@ -144,19 +144,25 @@ GemmProblem GemmLauncher::expand_symmetric(const KernelConfig& config, const Gem
   // `ld` is the caller's (0: tight) on entry, the copy's on return.
   auto expand = [&](CUdeviceptr& ptr, int64_t& ld, int64_t rows) {
     const int64_t ld_in = ld != 0 ? ld : rows;  // a symmetric operand is square
-    const cuda::Function& fn = split_operand(0, false, vector_width(ld_in, reinterpret_cast<const void*>(ptr)), true);
-    const SplitOperandGeometry g = split_operand_geometry(rows, expanded_ld(rows), true);
-    CUdeviceptr from = ptr, dst = to;
-    long long ld_src = ld_in, ld_dst = expanded_ld(rows);
-    int r = static_cast<int>(rows), k = static_cast<int>(rows);
-    void* args[] = {&from, &ld_src, &r, &k, &dst, &dst, &ld_dst, &workspace};
-    cuda::launch(fn, {g.grid_x, g.grid_y, 1}, {g.block_x, 1, 1}, 0, stream, args);
-    ptr = to, ld = ld_dst;
+    run_split_operand({0, false, true}, ptr, ld_in, rows, rows, to, to, expanded_ld(rows), workspace, stream);
+    ptr = to, ld = expanded_ld(rows);
     to += expanded_bytes(rows);
   };
   if (e.a) expand(a, q.lda, p.m);
   if (e.b) expand(b, q.ldb, p.n);
   return q;
+}
+
+void GemmLauncher::run_split_operand(SplitMode mode, CUdeviceptr src, int64_t ld_src, int64_t rows, int64_t k,
+                                     CUdeviceptr big, CUdeviceptr small, int64_t ld_dst, CUdeviceptr flag,
+                                     CUstream stream) {
+  const int vec = vector_width(ld_src, reinterpret_cast<const void*>(src));
+  const cuda::Function& fn = split_operand(mode.planes, mode.transposed, vec, mode.symmetric);
+  const SplitOperandGeometry g = split_operand_geometry(rows, ld_dst, mode.symmetric);
+  long long ld_in = ld_src, ld_out = ld_dst;
+  int r = static_cast<int>(rows), kk = static_cast<int>(k);
+  void* args[] = {&src, &ld_in, &r, &kk, &big, &small, &ld_out, &flag};
+  cuda::launch(fn, {g.grid_x, g.grid_y, 1}, {g.block_x, 1, 1}, 0, stream, args);
 }
 
 const cuda::Function& GemmLauncher::split_operand(int planes, bool transpose, int vec, bool symmetric) {
@@ -236,7 +242,9 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   const CUdeviceptr a_small = planes == 2 ? a_big + sizeof(float) * kernel_a.rows * ldp : a_big;
   const CUdeviceptr b_big = rs ? a_big : a_big + sizeof(float) * planes * kernel_a.rows * ldp;
   const CUdeviceptr b_small = planes == 2 ? b_big + sizeof(float) * kernel_b.rows * ldp : b_big;
-  LaunchGeometry g = launch_geometry(config, swap ? p.n : p.m, swap ? p.m : p.n, p.k, sm_count_);
+  // CTA pairs: no more than the clusters that can be resident at once.
+  const int slots = config.cluster > 1 ? cluster_slots(main, config) : sm_count_;
+  const LaunchGeometry g = launch_geometry(config, swap ? p.n : p.m, swap ? p.m : p.n, p.k, slots);
   // Only tf32x3 reads the flag (the NaN rule) and only the stream-K tail the flags after it; a
   // plain tf32 kernel saves the memset's gap in the stream.
   StreamKSpace sk;
@@ -253,14 +261,8 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
 
   // Pre-pass: an operand as `rows` rows of K, K-major, rounded or split.
   auto split = [&](const Operand& src, CUdeviceptr big, CUdeviceptr small) {
-    const int vec = vector_width(src.ld, reinterpret_cast<const void*>(src.ptr));
-    const cuda::Function& fn = split_operand(planes, src.r_contiguous, vec, src.symmetric);
-    const SplitOperandGeometry g = split_operand_geometry(src.rows, ldp, src.symmetric);
-    CUdeviceptr from = src.ptr;
-    long long ld_src = src.ld, ld_dst = ldp;
-    int r = static_cast<int>(src.rows), k = static_cast<int>(p.k);
-    void* args[] = {&from, &ld_src, &r, &k, &big, &small, &ld_dst, &flag};
-    cuda::launch(fn, {g.grid_x, g.grid_y, 1}, {g.block_x, 1, 1}, 0, stream, args);
+    run_split_operand({planes, src.r_contiguous, src.symmetric}, src.ptr, src.ld, src.rows, p.k, big, small, ldp, flag,
+                      stream);
   };
   if (!rs) split(kernel_a, a_big, a_small);
   ConvertJob job;
@@ -299,7 +301,6 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   int m = static_cast<int>(kernel_a.rows), n = static_cast<int>(kernel_b.rows), k = static_cast<int>(p.k);
   float alpha = p.alpha, beta = p.beta;
   void* args[] = {&maps[0], &maps[1], &maps[2], &maps[3], &c, &ldc, &m, &n, &k, &alpha, &beta, &flag, &job, &sk};
-  if (config.cluster > 1) g = launch_geometry(config, m, n, p.k, cluster_slots(main, config));
   cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
                args);
 }

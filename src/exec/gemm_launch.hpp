@@ -54,6 +54,15 @@ class GemmLauncher {
   void launch_wgmma(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,
                     CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
   const cuda::Function& split_operand(int planes, bool transpose, int vec, bool symmetric);
+  // The pre-pass (tf32/split_operand.cu) over `rows` rows of `k` values of `src` into planes
+  // of ld_dst floats per row: planes 2 (tf32x3), 1 (tf32) or 0 (raw copy), from a transposed
+  // (rows-contiguous) or symmetric (lower triangle) source.
+  struct SplitMode {
+    int planes;
+    bool transposed, symmetric;
+  };
+  void run_split_operand(SplitMode mode, CUdeviceptr src, int64_t ld_src, int64_t rows, int64_t k, CUdeviceptr big,
+                         CUdeviceptr small, int64_t ld_dst, CUdeviceptr flag, CUstream stream);
   // The symmetric operands `config` reads in place, copied full into the workspace: p with
   // their pointers and leading dimensions replaced (a, b updated).
   GemmProblem expand_symmetric(const KernelConfig& config, const GemmProblem& p, CUdeviceptr& a, CUdeviceptr& b,
