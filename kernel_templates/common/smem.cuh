@@ -1,9 +1,9 @@
-// smem.cuh — a shared-memory load by 32-bit shared address, and a CTA named-barrier vote.
+// smem.cuh — shared-memory loads and stores by 32-bit shared address, the proxy fence that
+// hands generic stores to wgmma, and CTA named barriers.
 //
-// PTX ISA, "Data Movement and Conversion Instructions: ld" (anchor
-// #data-movement-and-conversion-instructions-ld) and "Parallel Synchronization and
-// Communication Instructions: bar, barrier" (anchor #parallel-synchronization-and-
-// communication-instructions-bar).
+// PTX ISA, "Data Movement and Conversion Instructions: ld, st" (anchors
+// #data-movement-and-conversion-instructions-ld, -st), "Parallel Synchronization and
+// Communication Instructions: membar/fence" (-membar) and "bar, barrier" (-bar).
 #pragma once
 
 // ld.shared.f32 from a 32-bit shared address (smem_u32 of common/mbarrier.cuh). volatile
@@ -12,6 +12,34 @@ __device__ __forceinline__ float lds_f32(unsigned addr) {
   float v;
   asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr));
   return v;
+}
+
+// ld.shared.v4.f32 / st.shared.v4.f32 of four floats at a 16-byte aligned shared address.
+__device__ __forceinline__ float4 lds_v4(unsigned addr) {
+  float4 v;
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n" : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(addr));
+  return v;
+}
+__device__ __forceinline__ void sts_v4(unsigned addr, float4 v) {
+  asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w)
+               : "memory");
+}
+
+// A 32-bit word in shared memory.
+__device__ __forceinline__ unsigned lds_u32(unsigned addr) {
+  unsigned v;
+  asm volatile("ld.shared.u32 %0, [%1];\n" : "=r"(v) : "r"(addr) : "memory");
+  return v;
+}
+__device__ __forceinline__ void sts_u32(unsigned addr, unsigned v) {
+  asm volatile("st.shared.u32 [%0], %1;\n" ::"r"(addr), "r"(v) : "memory");
+}
+
+// fence.proxy.async.shared::cta: this thread's generic-proxy shared-memory stores become
+// visible to the async proxy (wgmma's shared-memory operands, TMA). Writers call it after
+// their stores and before the barrier that hands the data to the wgmma issuers.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
 // bar.red.or.pred on named barrier `id` (1..15; 0 is __syncthreads) among `threads` threads

@@ -44,9 +44,11 @@ __device__ __forceinline__ void release(const SharedRing& ring_smem, int stage) 
   }
 }
 
-// Waits for the GROUP_STAGES stages from `ring` and returns their shared addresses.
+// Waits for the GROUP_STAGES stages from `ring` and returns their shared addresses (and with
+// TRANSFORM_B whether their B tiles held inf or NaN).
 struct StageGroup {
   unsigned addr[GROUP_STAGES];
+  bool b_nonfinite = false;
 };
 
 #include "tf32/a_fragments.cuh"
@@ -54,8 +56,9 @@ __device__ __forceinline__ StageGroup acquire_group(const SharedRing& ring_smem,
   StageGroup group;
 #pragma unroll
   for (int s = 0; s < GROUP_STAGES; ++s) {
-    mbarrier_wait(ring_smem.full(ring.stage), ring.phase);
+    ring_smem.wait_operands(ring.stage, ring.phase);
     group.addr[s] = ring_smem.stage_addr(ring.stage);
+    if constexpr (TRANSFORM_B && TF32X3) group.b_nonfinite |= lds_u32(ring_smem.b_nonfinite(ring.stage)) != 0;
     ring.advance();
   }
   return group;
@@ -138,14 +141,14 @@ struct RunningSum {
 // groups: small products, NaN -> 0 once they are done, then the big product.
 // A_IN_REGISTERS: loads the block's A fragments into f first (f must not be the fragments of
 // `prev`, still in flight), and adds the guard when any thread of the warpgroup saw a
-// non-finite A value (the pre-pass flag covers B only).
+// non-finite A value (the pre-pass flag covers B only), or TRANSFORM_B saw one in the group's B.
 __device__ __forceinline__ void issue_block_add_previous(float (&blk)[ACC_REGS], const float (&prev)[ACC_REGS],
                                                         RunningSum& sum, bool has_prev,
                                                         const StageGroup& group, int first, int wg_row0,
                                                         bool nan_guard, AFragments& f) {
   if constexpr (A_IN_REGISTERS) {
     load_a_fragments(f, group, first, wg_row0);
-    nan_guard = barrier_any(1 + wg_row0 / 64, 128, nan_guard || f.nonfinite);  // uniform in the warpgroup
+    nan_guard = barrier_any(1 + wg_row0 / 64, 128, nan_guard || f.nonfinite || group.b_nonfinite);  // uniform
   }
   wgmma_fence();  // blk was read by an FP32 add two blocks ago
   issue_products<true>(blk, group, first, wg_row0, f);
@@ -258,7 +261,7 @@ __device__ __forceinline__ void stage_tf32(float (&acc)[ACC_REGS], float (&sum)[
                                            const SharedRing& ring_smem, Ring& ring, int ks, int stages,
                                            int& previous, int wg_row0) {
   constexpr int BLOCK_STAGES = BLOCKED ? TF32_BLOCK_STAGES : 1;
-  mbarrier_wait(ring_smem.full(ring.stage), ring.phase);
+  ring_smem.wait_operands(ring.stage, ring.phase);
   const unsigned stage = ring_smem.stage_addr(ring.stage);
   const bool fresh = BLOCKED ? ks % BLOCK_STAGES == 0 : ks == 0;  // acc starts over
   if constexpr (A_IN_REGISTERS) load_a_fragments(f, StageGroup{{stage}}, 0, wg_row0);

@@ -12,7 +12,10 @@
 // swapped the operands to compute C^T = op(B)^T op(A)^T, so element (m, n) of the kernel's
 // M x N result is C[n * ldc + m]. CONVERT_B = 1 (tf32 with A in registers): there is no
 // pre-pass either; warps 1..3 of the producer warpgroup write B's plane while the kernel runs
-// (tf32/convert_operand.cuh).
+// (tf32/convert_operand.cuh). TRANSFORM_B = 1 (A in registers): B too comes raw from the caller's
+// matrix, stored K x N (MN-major; tensor map {N, K}, box {32, BLOCK_K}), and warps 1..3 of the
+// producer warpgroup rewrite each stage's tile K-major, rounded or split, into the stage's
+// planes in shared memory (tf32/transform_operand.cuh): no pre-pass at all.
 //
 // Structure: one persistent CTA per SM walks its share of the output tiles
 // (tf32/tile_schedule.cuh: whole tiles t = blockIdx.x, +gridDim.x, ..., and with STREAM_K = 1
@@ -32,6 +35,7 @@
 // this file is compiled on its own (kernel development).
 #include "common/cluster.cuh"
 #include "common/mbarrier.cuh"
+#include "common/smem.cuh"
 #include "common/tma.cuh"
 #include "common/tf32_split.cuh"
 #include "common/wgmma.cuh"
@@ -52,6 +56,7 @@ constexpr int A_MN_MAJOR = 0;      // RS: the raw A is stored K x M (M contiguou
 constexpr int TRANSPOSE_C = 0;     // 1: the result is C^T (operands swapped by the host)
 constexpr int CONVERT_B = 0;       // tf32 RS: 1: the producer warpgroup writes B's plane (no pre-pass)
 constexpr int CONVERT_TRANSPOSED = 0, CONVERT_VEC = 4;  // CONVERT_B: B's source layout, vector width
+constexpr int TRANSFORM_B = 0;     // RS: 1: B raw (stored K x N), made K-major in shared memory by the producer warpgroup
 constexpr int STREAM_K = 0;        // 1: the tiles of the last wave are shared out along K (tf32/tile_schedule.cuh)
 constexpr int CLUSTER = 1;         // 2: CTA pairs on tiles side by side along N, each loading half of A for both
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;     // setmaxnreg budgets (CONSUMERS > 1)
@@ -69,12 +74,17 @@ constexpr int K_STEPS = BLOCK_K / 8;                 // wgmma k8 steps per stage
 constexpr int A_TILE_BYTES = BLOCK_M * BLOCK_K * 4;  // one plane of A: [K_SUBTILES][BLOCK_M][SWIZZLE_K]
 constexpr int B_TILE_BYTES = BLOCK_N * BLOCK_K * 4;  // one plane of B: [K_SUBTILES][BLOCK_N][SWIZZLE_K]
 constexpr int PLANE_BYTES = A_TILE_BYTES + B_TILE_BYTES;
-// TMA bytes per stage. Planes: [PLANES][A tile, B tile]. RS: [raw A tile][PLANES][B tile].
-constexpr int STAGE_BYTES = A_IN_REGISTERS ? A_TILE_BYTES + PLANES * B_TILE_BYTES : PLANES * PLANE_BYTES;
+// A stage. Planes: [PLANES][A tile, B tile]. RS: [raw A tile][PLANES][B tile], and with
+// TRANSFORM_B then the raw B tile the planes are written from.
+constexpr int STAGE_BYTES = A_IN_REGISTERS ? A_TILE_BYTES + (PLANES + TRANSFORM_B) * B_TILE_BYTES : PLANES * PLANE_BYTES;
+// What TMA writes per stage (TRANSFORM_B: the raw tiles only).
+constexpr int TMA_STAGE_BYTES = TRANSFORM_B ? A_TILE_BYTES + B_TILE_BYTES : STAGE_BYTES;
 constexpr int SMEM_ALIGN = 1024;                     // 128-byte swizzle atom
 // CONVERT_B: a 64 x 68-float staging tile and the claimed unit (tf32/convert_operand.cuh).
 constexpr int CONVERT_SMEM_BYTES = CONVERT_B ? 64 * 68 * 4 + 16 : 0;
-constexpr int SMEM_TOTAL = SMEM_ALIGN + STAGES * STAGE_BYTES + 2 * STAGES * 8 + CONVERT_SMEM_BYTES;  // + barriers
+// Barriers full[], empty[], with TRANSFORM_B also ready[] and a word per stage (B held inf or NaN).
+constexpr int BARRIER_BYTES = (TRANSFORM_B ? 4 : 2) * STAGES * 8;
+constexpr int SMEM_TOTAL = SMEM_ALIGN + STAGES * STAGE_BYTES + BARRIER_BYTES + CONVERT_SMEM_BYTES;
 
 // tf32x3 accumulation blocks: a consumer step holds GROUP_STAGES stages and runs
 // GROUP_BLOCKS blocks of ACC_STEPS k8 steps over them.
@@ -117,6 +127,7 @@ static_assert((1 + (TF32X3 ? ACC_BUFFERS + (SUM_BLOCKS > 0) : ACC_BLOCK_K > 0)) 
               "running sum + block accumulators do not fit the consumer register budget");
 static_assert(STAGES >= 2, "the ring needs at least two stages");
 static_assert(STREAM_K == 0 || STREAM_K == 1, "STREAM_K is 0 or 1");
+static_assert(TRANSFORM_B == 0 || TRANSFORM_B == 1, "TRANSFORM_B is 0 or 1");
 static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER is 1 or 2 CTAs");
 static_assert(CLUSTER == 1 || (!STREAM_K && !CONVERT_B), "a CTA pair walks whole tiles with B planes from a pre-pass");
 static_assert(RASTER_GROUP >= 1, "RASTER_GROUP counts tile rows per launch group");
@@ -149,6 +160,8 @@ __device__ __forceinline__ unsigned a_tile(unsigned stage, int plane) {
 __device__ __forceinline__ unsigned b_tile(unsigned stage, int plane) {
   return A_IN_REGISTERS ? stage + A_TILE_BYTES + plane * B_TILE_BYTES : stage + plane * PLANE_BYTES + A_TILE_BYTES;
 }
+// TRANSFORM_B: the raw B tile, after the planes.
+__device__ __forceinline__ unsigned raw_b_tile(unsigned stage) { return b_tile(stage, PLANES); }
 
 // Shared addresses of the ring. Stage s: operand tiles from stage_addr(s).
 struct SharedRing {
@@ -156,6 +169,14 @@ struct SharedRing {
   __device__ __forceinline__ unsigned stage_addr(int s) const { return base + s * STAGE_BYTES; }
   __device__ __forceinline__ unsigned full(int s) const { return base + STAGES * STAGE_BYTES + 8 * s; }
   __device__ __forceinline__ unsigned empty(int s) const { return full(STAGES + s); }
+  // TRANSFORM_B: the stage's B planes are written; then whether its B held inf or NaN.
+  __device__ __forceinline__ unsigned ready(int s) const { return full(2 * STAGES + s); }
+  __device__ __forceinline__ unsigned b_nonfinite(int s) const { return full(3 * STAGES + s); }
+  // What the consumers wait for before reading stage s.
+  __device__ __forceinline__ void wait_operands(int s, unsigned phase) const {
+    mbarrier_wait(full(s), phase);
+    if constexpr (TRANSFORM_B) mbarrier_wait(ready(s), phase);
+  }
 };
 
 struct OperandMaps {
@@ -164,6 +185,27 @@ struct OperandMaps {
 };
 
 #include "tf32/convert_operand.cuh"
+
+// Calls fn(tile, k0) for every K stage of every piece of work of this CTA, in the order the
+// ring is filled (the producer and the transform warps walk it). Whole tiles go in a plain
+// loop without the stream-K tail, the code measured fastest.
+template <typename Fn>
+__device__ __forceinline__ void for_each_stage(const TileSchedule& s, Fn&& fn) {
+  auto stages_of = [&](const Work& w) {
+    const TileCoord tile = s.coord(w.tile);
+    const int first = w.first_unit * GROUP_STAGES, last = first + w.units * GROUP_STAGES;
+    for (int ks = first; ks < last; ++ks) fn(tile, ks * BLOCK_K);
+  };
+  if constexpr (STREAM_K) {
+    WorkCursor cursor = first_work(s);
+    Work w;
+    while (next_work(s, cursor, w)) stages_of(w);
+  } else {
+    for (int t = first_tile(); t < s.whole_tiles; t += tile_step()) stages_of(Work{t, 0, s.units_per_tile});
+  }
+}
+
+#include "tf32/transform_operand.cuh"
 
 // ---- producer: one thread -------------------------------------------------------------
 // Stage s of one tile: A rows m0.. and B rows n0.., K columns k0 .. k0+BLOCK_K, as boxes of
@@ -197,6 +239,13 @@ __device__ __forceinline__ void load_stage(const OperandMaps& maps, unsigned sta
                k0 + sub * SWIZZLE_K, tile.m0 + half * ROWS);
     }
   }
+  if constexpr (TRANSFORM_B) {
+    // The raw B (stored K x N): boxes of 32 columns of N by BLOCK_K rows of K.
+#pragma unroll
+    for (int sub = 0; sub < RAW_B_BOXES; ++sub)
+      tma_load_2d(raw_b_tile(stage) + sub * BLOCK_K * 128, maps.b[0], bar, tile.n0 + sub * 32, k0);
+    return;
+  }
 #pragma unroll
   for (int p = 0; p < PLANES; ++p) {
 #pragma unroll
@@ -206,29 +255,17 @@ __device__ __forceinline__ void load_stage(const OperandMaps& maps, unsigned sta
 }
 
 // CONVERT_B: each stage's K chunk of B's plane is waited for first (tf32/convert_operand.cuh).
-// Whole tiles go in a plain loop without the stream-K tail, the code measured fastest.
 __device__ __forceinline__ void produce(const OperandMaps& maps, const SharedRing& ring_smem, const TileSchedule& s,
                                         const ConvertJob& job) {
   Ring ring;
   int chunks_ready = 0;
-  auto stages_of = [&](const Work& w) {
-    const TileCoord tile = s.coord(w.tile);
-    const int first = w.first_unit * GROUP_STAGES, last = first + w.units * GROUP_STAGES;
-    for (int ks = first; ks < last; ++ks) {
-      if constexpr (CONVERT_B) wait_for_chunk(job, ks * BLOCK_K, chunks_ready);
-      mbarrier_wait(ring_smem.empty(ring.stage), ring.phase ^ 1);  // consumers freed the slot
-      mbarrier_arrive_expect_tx(ring_smem.full(ring.stage), STAGE_BYTES);
-      load_stage(maps, ring_smem.stage_addr(ring.stage), ring_smem.full(ring.stage), tile, ks * BLOCK_K);
-      ring.advance();
-    }
-  };
-  if constexpr (STREAM_K) {
-    WorkCursor cursor = first_work(s);
-    Work w;
-    while (next_work(s, cursor, w)) stages_of(w);
-  } else {
-    for (int t = first_tile(); t < s.whole_tiles; t += tile_step()) stages_of(Work{t, 0, s.units_per_tile});
-  }
+  for_each_stage(s, [&](TileCoord tile, int k0) {
+    if constexpr (CONVERT_B) wait_for_chunk(job, k0, chunks_ready);
+    mbarrier_wait(ring_smem.empty(ring.stage), ring.phase ^ 1);  // consumers freed the slot
+    mbarrier_arrive_expect_tx(ring_smem.full(ring.stage), TMA_STAGE_BYTES);
+    load_stage(maps, ring_smem.stage_addr(ring.stage), ring_smem.full(ring.stage), tile, k0);
+    ring.advance();
+  });
 }
 
 // ---- consumers: main loops (tf32x3 blockwise accumulation, tf32) ----------------------------
@@ -344,6 +381,7 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
     for (int s = 0; s < STAGES; ++s) {
       mbarrier_init(ring_smem.full(s), 1);               // the producer's expect_tx arrival
       mbarrier_init(ring_smem.empty(s), 4 * CONSUMERS * CLUSTER);  // per consumer warp of the cluster
+      if constexpr (TRANSFORM_B) mbarrier_init(ring_smem.ready(s), 1);  // the transform warps' vote
     }
     mbarrier_fence_init();
     for (int p = 0; p < PLANES; ++p) tma_prefetch_map(maps.a[p]), tma_prefetch_map(maps.b[p]);
@@ -360,6 +398,9 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
       // The staging tile follows the barriers (SMEM_TOTAL).
       unsigned char* tile = smem + (ring_smem.full(2 * STAGES) - smem_u32(smem));
       if (threadIdx.x >= 32) convert_b(job, reinterpret_cast<float*>(tile));
+    }
+    if constexpr (TRANSFORM_B) {
+      if (threadIdx.x >= 32) transform_b(ring_smem, schedule);
     }
   } else {
     if constexpr (USE_SETMAXNREG) warpgroup_reg_alloc<CONSUMER_REGS>();

@@ -51,10 +51,10 @@ KernelFamily parse_kernel_family(std::string_view text, std::string_view what) {
 
 std::string KernelConfig::name() const {
   if (is_wgmma(family))
-    return fmt::format("{}_{}x{}x{}_c{}_s{}_a{}_b{}_m{}_g{}{}{}{}{}{}", to_string(family), block_m, block_n, block_k,
-                       consumers, stages, acc_block_k, acc_buffers, sum_blocks, raster_group,
+    return fmt::format("{}_{}x{}x{}_c{}_s{}_a{}_b{}_m{}_g{}{}{}{}{}{}{}", to_string(family), block_m, block_n,
+                       block_k, consumers, stages, acc_block_k, acc_buffers, sum_blocks, raster_group,
                        a_in_registers == 0 ? "" : a_round != 0 ? "_rs" : "_rst", swap_ab != 0 ? "_swap" : "",
-                       convert_b != 0 ? "_cvt" : "", stream_k != 0 ? "_sk" : "",
+                       convert_b != 0 ? "_cvt" : "", transform_b != 0 ? "_tw" : "", stream_k != 0 ? "_sk" : "",
                        cluster != 1 ? fmt::format("_x{}", cluster) : "");
   if (is_mma_sync(family))
     return fmt::format("{}_{}x{}x{}_w{}x{}_s{}_a{}_k{}_g{}", to_string(family), block_m, block_n, block_k, warps_m,
@@ -66,7 +66,7 @@ std::string KernelConfig::name() const {
 KernelConfig KernelConfig::parse(std::string_view name) {
   // simt:  <family>_<bm>x<bn>x<bk>_w<wm>x<wn>_t<tm>x<tn>_s<stages>_k<split_k>_g<raster_group>
   // wgmma: <family>_<bm>x<bn>x<bk>_c<consumers>_s<stages>_a<acc_block_k>_b<acc_buffers>_m<sum_blocks>_g<group>
-  //        [_rs | _rst][_swap][_cvt][_sk][_x<cluster>]
+  //        [_rs | _rst][_swap][_cvt][_tw][_sk][_x<cluster>]
   // mma:   <family>_<bm>x<bn>x<bk>_w<wm>x<wn>_s<stages>_a<acc_block_k>_k<split_k>_g<group>
   // The family itself contains '_', so it is split off at the first "_<digit>". Fields a
   // family does not name keep their defaults.
@@ -104,6 +104,7 @@ KernelConfig KernelConfig::parse(std::string_view name) {
     }
     if (ok && take(rest, "_swap")) c.swap_ab = 1;
     if (ok && take(rest, "_cvt")) c.convert_b = 1;
+    if (ok && take(rest, "_tw")) c.transform_b = 1;
     if (ok && take(rest, "_sk")) c.stream_k = 1;
     if (ok && take(rest, "_x")) ok = take_int(rest, c.cluster);
     ok = ok && rest.empty();
@@ -130,7 +131,8 @@ bool wgmma_only_fields_at_defaults(const KernelConfig& c) noexcept {
   const KernelConfig d;
   return c.consumers == d.consumers && c.acc_buffers == d.acc_buffers && c.sum_blocks == d.sum_blocks &&
          c.a_in_registers == d.a_in_registers && c.a_round == d.a_round && c.swap_ab == d.swap_ab &&
-         c.convert_b == d.convert_b && c.stream_k == d.stream_k && c.cluster == d.cluster;
+         c.convert_b == d.convert_b && c.transform_b == d.transform_b && c.stream_k == d.stream_k &&
+         c.cluster == d.cluster;
 }
 
 size_t KernelConfigHash::operator()(const KernelConfig& c) const noexcept {
@@ -145,7 +147,7 @@ size_t KernelConfigHash::operator()(const KernelConfig& c) const noexcept {
   uint64_t h = mix(static_cast<uint64_t>(c.family));
   for (int v : {c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n, c.thread_m, c.thread_n, c.stages, c.split_k,
                 c.raster_group, c.consumers, c.acc_block_k, c.acc_buffers, c.sum_blocks, c.a_in_registers, c.a_round,
-                c.swap_ab, c.convert_b, c.stream_k, c.cluster})
+                c.swap_ab, c.convert_b, c.transform_b, c.stream_k, c.cluster})
     h = mix(h ^ static_cast<uint32_t>(v));
   return static_cast<size_t>(h);
 }

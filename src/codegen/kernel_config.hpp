@@ -49,8 +49,8 @@ KernelFamily parse_kernel_family(std::string_view text, std::string_view what = 
 // (statically_valid insists, so that name() stays unique):
 //   simt_fp32:   block_m/n/k, warps_m/n, thread_m/n, stages, split_k, raster_group
 //   wgmma_tf32*: block_m/n/k, stages, consumers, acc_block_k, acc_buffers, sum_blocks,
-//                raster_group, a_in_registers, a_round, swap_ab, convert_b (tf32/wgmma_gemm.cu
-//                explains each)
+//                raster_group, a_in_registers, a_round, swap_ab, convert_b, transform_b,
+//                stream_k, cluster (tf32/wgmma_gemm.cu explains each)
 //   mma_tf32*:   block_m/n/k, warps_m/n, stages, acc_block_k, split_k, raster_group
 //                (tf32/mma_sync_gemm.cu)
 struct KernelConfig {
@@ -76,6 +76,7 @@ struct KernelConfig {
   int a_round = 1;         // RS: 1: A's big part rounded (rna); 0: truncated (the raw tensor-core read)
   int swap_ab = 0;         // RS: 1: the kernel computes C^T = op(B)^T op(A)^T (op(B) in registers)
   int convert_b = 0;       // tf32 RS: 1: the kernel writes B's TF32 plane itself (no pre-pass)
+  int transform_b = 0;     // RS: 1: B is read raw (stored MN-major) and made K-major in shared memory (no pre-pass)
   int stream_k = 0;        // 1: the last wave's tiles are shared out along K (tf32/tile_schedule.cuh)
   int cluster = 1;         // 2: CTA pairs on tiles side by side along N share A's tile (TMA multicast)
 
@@ -85,8 +86,8 @@ struct KernelConfig {
   //   simt_fp32:   "simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8"
   //   wgmma_tf32*: "wgmma_tf32x3_128x128x32_c2_s3_a32_b2_m0_g8" (c consumers, s stages,
   //                a acc_block_k, b acc_buffers, m sum_blocks, g raster_group), then "_rs"
-  //                (A in registers, rounded) or "_rst" (truncated), then "_swap", then "_cvt", then "_sk", then "_x2"
-  //                (a cluster of 2)
+  //                (A in registers, rounded) or "_rst" (truncated), then "_swap", then "_cvt", then "_tw"
+  //                (transform warps), then "_sk", then "_x2" (a cluster of 2)
   //   mma_tf32*:   "mma_tf32x3_128x128x32_w2x4_s3_a32_k1_g8" (w warps, s stages, a acc_block_k,
   //                k split_k, g raster_group)
   std::string name() const;
@@ -97,7 +98,7 @@ struct KernelConfig {
 
 // Whether the fields only the wgmma families read keep their defaults: consumers,
 // acc_buffers, sum_blocks, the register-A fields (a_in_registers, a_round, swap_ab,
-// convert_b), stream_k and cluster. The other families require it, so that names stay unique.
+// convert_b, transform_b), stream_k and cluster. The other families require it, so that names stay unique.
 bool wgmma_only_fields_at_defaults(const KernelConfig& c) noexcept;
 
 // What the problem fixes at compile time.
@@ -124,6 +125,12 @@ constexpr bool raw_operand_mn_major(const KernelConfig& c, Op trans_a, Op trans_
 // B stored K x N (trans_b = N), or, swapped, A stored K x M (trans_a = T).
 constexpr bool converted_operand_transposed(const KernelConfig& c, Op trans_a, Op trans_b) noexcept {
   return c.swap_ab != 0 ? trans_a == Op::T : trans_b == Op::N;
+}
+
+// For a wgmma config that transforms B in shared memory (transform_b): the caller's matrix its
+// B comes from is the same one as for convert_b, and it must be stored K x rows (MN-major).
+constexpr bool transformed_operand_mn_major(const KernelConfig& c, Op trans_a, Op trans_b) noexcept {
+  return converted_operand_transposed(c, trans_a, trans_b);
 }
 
 struct KernelConfigHash {

@@ -53,6 +53,7 @@ std::string wgmma_prologue(const KernelConfig& c, const KernelSpecialization& s,
       "constexpr int RASTER_GROUP = {group};\n"
       "constexpr int A_IN_REGISTERS = {rs}, A_ROUND = {round}, A_MN_MAJOR = {mn_major}, TRANSPOSE_C = {swap};\n"
       "constexpr int CONVERT_B = {convert}, CONVERT_TRANSPOSED = {convert_t}, CONVERT_VEC = {convert_vec};\n"
+      "constexpr int TRANSFORM_B = {transform};\n"
       "constexpr int STREAM_K = {stream_k}, CLUSTER = {cluster};\n{cluster_attribute}"
       "constexpr int PRODUCER_REGS = {producer}, CONSUMER_REGS = {consumer};\n"
       "constexpr int SMEM_BYTES = {smem};\n",
@@ -66,7 +67,7 @@ std::string wgmma_prologue(const KernelConfig& c, const KernelSpecialization& s,
       fmt::arg("swap", c.swap_ab), fmt::arg("convert", c.convert_b),
       fmt::arg("convert_t", c.convert_b != 0 && converted_operand_transposed(c, s.trans_a, s.trans_b) ? 1 : 0),
       fmt::arg("convert_vec", c.convert_b == 0 ? 4 : c.swap_ab != 0 ? s.vec_a : s.vec_b),
-      fmt::arg("stream_k", c.stream_k), fmt::arg("cluster", c.cluster),
+      fmt::arg("transform", c.transform_b), fmt::arg("stream_k", c.stream_k), fmt::arg("cluster", c.cluster),
       fmt::arg("cluster_attribute",
                c.cluster > 1 ? fmt::format("#define CLUSTER_ATTRIBUTE __cluster_dims__({}, 1, 1)\n", c.cluster) : ""),
       fmt::arg("producer", kWgmmaProducerRegs),

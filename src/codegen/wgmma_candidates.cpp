@@ -54,6 +54,11 @@ KernelConfig converting(KernelConfig c) {
   return c;
 }
 
+KernelConfig transforming(KernelConfig c) {
+  c.transform_b = 1;
+  return c;
+}
+
 KernelConfig streaming(KernelConfig c) {
   c.stream_k = 1;
   return c;
@@ -123,6 +128,9 @@ std::string shape_problem(const KernelConfig& c) {
   if (c.convert_b != 0 && (c.a_in_registers == 0 || is_x3(c) || c.block_k > 64))
     return fmt::format("convert_b=1 needs tf32 with A in registers and block_k <= 64 (one 64-K chunk per stage)");
   if (!one_of(c.convert_b, {0, 1})) return fmt::format("convert_b={} is not 0 or 1", c.convert_b);
+  if (!one_of(c.transform_b, {0, 1})) return fmt::format("transform_b={} is not 0 or 1", c.transform_b);
+  if (c.transform_b != 0 && (c.a_in_registers == 0 || c.convert_b != 0 || c.cluster != 1))
+    return fmt::format("transform_b=1 needs A in registers, no convert_b and no CTA pair (cluster={})", c.cluster);
   if (!one_of(c.stream_k, {0, 1})) return fmt::format("stream_k={} is not 0 or 1", c.stream_k);
   if (!one_of(c.cluster, {1, 2})) return fmt::format("cluster={} is not 1 or 2", c.cluster);
   if (c.cluster > 1 && (c.stream_k != 0 || c.convert_b != 0))
@@ -143,9 +151,13 @@ int wgmma_group_stages(const KernelConfig& c) {
 
 size_t wgmma_shared_memory_bytes(const KernelConfig& c) {
   const size_t a_planes = c.a_in_registers != 0 ? 1 : static_cast<size_t>(planes(c));  // RS: one raw A tile
-  const size_t stage = (a_planes * c.block_m + planes(c) * c.block_n) * c.block_k * sizeof(float);
+  // transform_b: the raw B tile beside its planes.
+  const size_t b_tiles = static_cast<size_t>(planes(c) + c.transform_b);
+  const size_t stage = (a_planes * c.block_m + b_tiles * c.block_n) * c.block_k * sizeof(float);
   const size_t convert_tile = c.convert_b != 0 ? 64 * 68 * sizeof(float) + 16 : 0;  // CONVERT_SMEM_BYTES
-  return kSmemAlign + static_cast<size_t>(c.stages) * stage + 16 * static_cast<size_t>(c.stages) + convert_tile;
+  // full and empty barriers; transform_b adds ready barriers and a non-finite word (8 bytes each).
+  const size_t barriers = (c.transform_b != 0 ? 32 : 16) * static_cast<size_t>(c.stages);
+  return kSmemAlign + static_cast<size_t>(c.stages) * stage + barriers + convert_tile;
 }
 
 int wgmma_consumer_registers(const KernelConfig& c) {
@@ -241,6 +253,17 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
     c.convert_b = 1;
     add(c);
   }
+  // Both operands MN-major (A.T @ B, or swapped A @ B): with A in registers, B also read raw and
+  // rewritten K-major in shared memory by the transform warps (no pre-pass), as deep a ring as
+  // fits beside the raw B tile.
+  const size_t converting_end = out.size();
+  for (size_t i = plane_fed; i < converting_end; ++i) {
+    if (out[i].convert_b != 0) continue;
+    KernelConfig c = transforming(out[i]);
+    c.stages = std::min(c.stages, max_stages(c, limits));
+    if (!wgmma_runs_in_place(c, key) || std::find(out.begin(), out.end(), c) != out.end()) continue;
+    add(c);
+  }
   // Launch order: every candidate groups 8 tile rows; the widest tf32 tiles with A in
   // registers (the fastest measured) also try 4 and 16 (which panels of A and B the CTAs of one
   // wave share in L2).
@@ -257,7 +280,7 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
   // problems of at least two tiles along N.
   const size_t unpaired = out.size();
   for (size_t i = 0; i < unpaired; ++i)
-    if (out[i].convert_b == 0 && key.n > out[i].block_n) add(paired(out[i]));
+    if (out[i].convert_b == 0 && out[i].transform_b == 0 && key.n > out[i].block_n) add(paired(out[i]));
   // One consumer warpgroup (64-row tiles), for problems whose 128-row tiles fill less than two
   // waves of the largest Hopper parts: twice the tiles keep more SMs busy.
   const int64_t tiles_128 = (key.m + 127) / 128 * ((key.n + 127) / 128);
@@ -295,6 +318,9 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
         paired(in_registers(wgmma(f, 256, 32, 4, 0), 1, 0)),        // a CTA pair sharing A (multicast)
         paired(in_registers(wgmma(f, 128, 32, 6, 0), 1, 1)),        // the same, swapped
         single_consumer(in_registers(wgmma(f, 256, 32, 5, 0), 1, 0)),  // one consumer warpgroup, 64 x 256
+        transforming(in_registers(wgmma(f, 192, 32, 3, 0), 1, 0)),     // B made K-major in shared memory
+        transforming(in_registers(wgmma(f, 128, 32, 4, 256), 1, 1)),   // the same, swapped, blocked
+        streaming(transforming(in_registers(wgmma(f, 256, 32, 2, 0), 1, 0))),  // the same, 2 stages, stream-K
     };
   else
     sample = {
@@ -314,13 +340,20 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
       paired(in_registers(wgmma(f, 128, 32, 4, 32, 1), 0, 0)),       // the same, A in registers, truncated
       paired(wgmma(f, 96, 16, 6, 32, 2)),                          // the same, 16 K per stage (64-byte swizzle)
       single_consumer(wgmma(f, 128, 32, 4, 32, 1)),                // one consumer warpgroup, 64 x 128
+      transforming(in_registers(wgmma(f, 128, 32, 3, 32, 1), 1, 0)),  // B split into planes in shared memory
+      transforming(in_registers(wgmma(f, 96, 32, 3, 16, 1), 1, 1)),   // the same, swapped, two blocks per stage
+      single_consumer(transforming(in_registers(wgmma(f, 128, 32, 3, 32, 1), 0, 0))),  // 64 x 128, truncated
     };
   std::erase_if(sample, [&](const KernelConfig& c) { return !wgmma_runs_in_place(c, key); });
   return sample;
 }
 
 bool wgmma_runs_in_place(const KernelConfig& c, const ProblemKey& key) {
-  return c.a_in_registers == 0 || (c.swap_ab != 0 ? key.vec_b : key.vec_a) == 4;
+  if (c.a_in_registers == 0) return true;
+  const bool a_ok = (c.swap_ab != 0 ? key.vec_b : key.vec_a) == 4;
+  const bool b_ok = c.transform_b == 0 || ((c.swap_ab != 0 ? key.vec_a : key.vec_b) == 4 &&
+                                           transformed_operand_mn_major(c, key.trans_a, key.trans_b));
+  return a_ok && b_ok;
 }
 
 KernelConfig wgmma_default_config(const ProblemKey& key) {

@@ -23,7 +23,8 @@ constexpr int kWgmmaConsumerRegs = 232;
 constexpr long long kWgmmaLongK = 4096;
 
 // SMEM_TOTAL of the template: 1024 (alignment slack for the 128-byte swizzle atom) +
-// STAGES * PLANES * (BLOCK_M + BLOCK_N) * BLOCK_K * 4 + 16 * STAGES (full/empty mbarriers).
+// STAGES * (the stage's operand tiles) + 16 * STAGES (full/empty mbarriers; 32 with
+// transform_b), + the converter's staging tile.
 size_t wgmma_shared_memory_bytes(const KernelConfig& config);
 
 // GROUP_STAGES of the template: the K stages one tf32x3 accumulation block spans (1 when a
@@ -51,7 +52,8 @@ bool wgmma_statically_valid(const KernelConfig& config, const StaticLimits& limi
 // Every one with block_k 32 also comes with A in registers (RS), unswapped when TMA can read
 // A in place (key.vec_a == 4) and swapped when it can read B (key.vec_b == 4); tf32x3 also
 // unswapped with A's big part truncated (a_round 0), tf32 also with B's plane written by the
-// kernel (convert_b). Raster groups of 8 tile rows, and for tf32 with A in registers at
+// kernel (convert_b), and where B is stored MN-major with B made K-major in shared memory by
+// the transform warps (transform_b, as many stages as fit). Raster groups of 8 tile rows, and for tf32 with A in registers at
 // 128 x 256 also 4 and 16.
 std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const StaticLimits& limits);
 // Ten tf32x3 / eight tf32 configs: every default and every code path of the template (one and
@@ -65,7 +67,8 @@ KernelConfig wgmma_default_config(const ProblemKey& key);
 
 // Whether `config` can run problems of `key`: with A in registers, TMA reads the raw operand
 // (A, or B when swapped) in place, which needs a 16-byte aligned base and a leading dimension
-// that is a multiple of 4 floats (vector width 4 in the key). Plane-fed configs run anything.
+// that is a multiple of 4 floats (vector width 4 in the key); with transform_b the same for
+// the other operand, which must also be stored MN-major. Plane-fed configs run anything.
 bool wgmma_runs_in_place(const KernelConfig& config, const ProblemKey& key);
 
 }  // namespace jitgemm

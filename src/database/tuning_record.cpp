@@ -150,6 +150,7 @@ void to_json(json& j, const KernelConfig& c) {
     j["swap_ab"] = c.swap_ab;
     j["convert_b"] = c.convert_b;
   }
+  if (c.transform_b != 0) j["transform_b"] = c.transform_b;
   if (c.stream_k != 0) j["stream_k"] = c.stream_k;
   if (c.cluster != 1) j["cluster"] = c.cluster;
 }
@@ -162,7 +163,7 @@ void from_json(const json& j, KernelConfig& c) {
                              {"family", "block_m", "block_n", "block_k", "warps_m", "warps_n", "thread_m",
                               "thread_n", "stages", "split_k", "raster_group"},
                              {"consumers", "acc_block_k", "acc_buffers", "sum_blocks", "a_in_registers", "a_round",
-                              "swap_ab", "convert_b", "stream_k", "cluster"});
+                              "swap_ab", "convert_b", "transform_b", "stream_k", "cluster"});
   const KernelConfig defaults;
   c.family = json_reader::read_parsed(j, "family", [](std::string_view s) { return parse_kernel_family(s); });
   c.block_m = read_pow2(j, "block_m", 16, 256);
@@ -189,6 +190,7 @@ void from_json(const json& j, KernelConfig& c) {
   c.a_round = read_optional_int(j, "a_round", defaults.a_round, 0, 1);
   c.swap_ab = read_optional_int(j, "swap_ab", defaults.swap_ab, 0, 1);
   c.convert_b = read_optional_int(j, "convert_b", defaults.convert_b, 0, 1);
+  c.transform_b = read_optional_int(j, "transform_b", defaults.transform_b, 0, 1);
   c.stream_k = read_optional_int(j, "stream_k", defaults.stream_k, 0, 1);
   c.cluster = read_optional_int(j, "cluster", defaults.cluster, 1, 2);
   if (is_wgmma(c.family) && c.block_m != 64 * c.consumers)

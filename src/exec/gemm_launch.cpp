@@ -32,8 +32,8 @@ int64_t plane_ld(const GemmProblem& p) { return (p.k + kPlaneAlign - 1) / kPlane
 int planes_of(const KernelConfig& c) { return c.family == KernelFamily::WgmmaTf32x3 ? 2 : 1; }
 size_t plane_bytes(const KernelConfig& c, const GemmProblem& p) {
   // Planes of both operands, or with A in registers only of the kernel's B (op(B), or op(A)
-  // when swapped).
-  const int64_t rows = c.a_in_registers == 0 ? p.m + p.n : c.swap_ab != 0 ? p.m : p.n;
+  // when swapped), and none when the kernel transforms B in shared memory.
+  const int64_t rows = c.a_in_registers == 0 ? p.m + p.n : c.transform_b != 0 ? 0 : c.swap_ab != 0 ? p.m : p.n;
   return sizeof(float) * static_cast<size_t>(planes_of(c)) * static_cast<size_t>(rows) * static_cast<size_t>(plane_ld(p));
 }
 // The converter's chunks of K (one counter each) and the bytes before the planes: the flag, then
@@ -44,8 +44,8 @@ size_t counter_bytes(const GemmProblem& p) {
 }
 
 // Which symmetric operands `c` reads in place (and so needs expanded first): all of them
-// for SIMT and mma.sync; for wgmma the one in registers and the converter's source, the
-// pre-pass expanding the others itself.
+// for SIMT and mma.sync; for wgmma the one in registers and the converter's or the transform
+// warps' source, the pre-pass expanding the others itself.
 struct InPlaceSymmetric {
   bool a = false, b = false;
 };
@@ -53,7 +53,7 @@ InPlaceSymmetric in_place_symmetric(const KernelConfig& c, const GemmProblem& p)
   const bool sa = p.structure_a == Structure::Symmetric, sb = p.structure_b == Structure::Symmetric;
   if (!is_wgmma(c.family)) return {sa, sb};
   const bool swap = c.swap_ab != 0;
-  const bool kernel_a_in_place = c.a_in_registers != 0, kernel_b_in_place = c.convert_b != 0;
+  const bool kernel_a_in_place = c.a_in_registers != 0, kernel_b_in_place = c.convert_b != 0 || c.transform_b != 0;
   const bool a_in_place = swap ? kernel_b_in_place : kernel_a_in_place;
   const bool b_in_place = swap ? kernel_a_in_place : kernel_b_in_place;
   return {sa && a_in_place, sb && b_in_place};
@@ -245,10 +245,12 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   // CTA pairs: no more than the clusters that can be resident at once.
   const int slots = config.cluster > 1 ? cluster_slots(main, config) : sm_count_;
   const LaunchGeometry g = launch_geometry(config, swap ? p.n : p.m, swap ? p.m : p.n, p.k, slots);
-  // Only tf32x3 reads the flag (the NaN rule) and only the stream-K tail the flags after it; a
-  // plain tf32 kernel saves the memset's gap in the stream.
+  // Only tf32x3 reads the flag (the NaN rule; with transform_b no pre-pass sets it and the
+  // kernel gets none) and only the stream-K tail the flags after it; a plain tf32 kernel
+  // saves the memset's gap in the stream.
+  const bool transform = config.transform_b != 0;
   StreamKSpace sk;
-  size_t flag_words = planes == 2 ? 1 : 0;
+  size_t flag_words = planes == 2 && !transform ? 1 : 0;
   if (config.stream_k != 0) {
     const size_t sk_flags = static_cast<size_t>(g.grid_x) * static_cast<size_t>(config.consumers);
     if (sk_flags > kMaxStreamKFlags)
@@ -265,8 +267,23 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
                       stream);
   };
   if (!rs) split(kernel_a, a_big, a_small);
+  // A raw operand read by TMA in place: a 16-byte aligned base and row pitch.
+  auto check_in_place = [&](const Operand& op, const char* which) {
+    if (vector_width(op.ld, reinterpret_cast<const void*>(op.ptr)) != 4)
+      throw InvalidArgument(fmt::format(
+          "GemmLauncher::launch({}): {} at {:#x} with leading dimension {} is read by TMA in place and needs a "
+          "16-byte aligned base and a leading dimension that is a multiple of 4",
+          config.name(), which, op.ptr, op.ld));
+  };
   ConvertJob job;
-  if (config.convert_b != 0) {
+  if (transform) {
+    // The transform warps read B' raw through TMA and need it MN-major (stored K x N').
+    check_in_place(kernel_b, swap ? "A" : "B");
+    if (!kernel_b.r_contiguous)
+      throw InvalidArgument(fmt::format("GemmLauncher::launch({}): transform_b needs {} stored MN-major ({}), got {}",
+                                        config.name(), swap ? "A" : "B", swap ? "trans_a = T" : "trans_b = N",
+                                        swap ? "trans_a = N" : "trans_b = T"));
+  } else if (config.convert_b != 0) {
     // The kernel writes B's plane itself (tf32/convert_operand.cuh): zero its counters.
     job = {kernel_b.ptr, kernel_b.ld, b_big, ldp, counters, counters + 4, static_cast<int>(kernel_b.rows),
            static_cast<int>(p.k)};
@@ -281,12 +298,7 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
   const int a_box_rows = config.block_m / config.cluster;
   CUtensorMap maps[4];
   if (rs) {
-    // The raw A' in the caller's memory: TMA needs a 16-byte aligned base and row pitch.
-    if (vector_width(kernel_a.ld, reinterpret_cast<const void*>(kernel_a.ptr)) != 4)
-      throw InvalidArgument(fmt::format(
-          "GemmLauncher::launch({}): {} at {:#x} with leading dimension {} is read by TMA in place and needs a "
-          "16-byte aligned base and a leading dimension that is a multiple of 4",
-          config.name(), swap ? "B" : "A", kernel_a.ptr, kernel_a.ld));
+    check_in_place(kernel_a, swap ? "B" : "A");
     maps[0] = kernel_a.r_contiguous
                   ? tensor_map(kernel_a.ptr, p.k, kernel_a.rows, kernel_a.ld, config.block_k, 32)  // {M', K}
                   : tensor_map(kernel_a.ptr, kernel_a.rows, p.k, kernel_a.ld, a_box_rows, 32);  // {K, M'}
@@ -295,12 +307,18 @@ void GemmLauncher::launch_wgmma(const cuda::Function& main, const KernelConfig& 
     maps[0] = tensor_map(a_big, kernel_a.rows, p.k, ldp, a_box_rows, box_k);
     maps[2] = tensor_map(a_small, kernel_a.rows, p.k, ldp, a_box_rows, box_k);
   }
-  maps[1] = tensor_map(b_big, kernel_b.rows, p.k, ldp, config.block_n, box_k);
-  maps[3] = tensor_map(b_small, kernel_b.rows, p.k, ldp, config.block_n, box_k);
+  if (transform) {
+    maps[1] = tensor_map(kernel_b.ptr, p.k, kernel_b.rows, kernel_b.ld, config.block_k, 32);  // {N', K}
+    maps[3] = maps[1];
+  } else {
+    maps[1] = tensor_map(b_big, kernel_b.rows, p.k, ldp, config.block_n, box_k);
+    maps[3] = tensor_map(b_small, kernel_b.rows, p.k, ldp, config.block_n, box_k);
+  }
   long long ldc = p.effective_ldc();
   int m = static_cast<int>(kernel_a.rows), n = static_cast<int>(kernel_b.rows), k = static_cast<int>(p.k);
   float alpha = p.alpha, beta = p.beta;
-  void* args[] = {&maps[0], &maps[1], &maps[2], &maps[3], &c, &ldc, &m, &n, &k, &alpha, &beta, &flag, &job, &sk};
+  CUdeviceptr nonfinite = transform ? 0 : flag;  // the pre-pass's flag (transform_b: no pre-pass)
+  void* args[] = {&maps[0], &maps[1], &maps[2], &maps[3], &c, &ldc, &m, &n, &k, &alpha, &beta, &nonfinite, &job, &sk};
   cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
                args);
 }

@@ -9,7 +9,9 @@
 //                           reads them through TMA tensor maps. With A in registers only
 //                           the kernel's B gets planes; its A is read in place through a
 //                           tensor map on the caller's matrix (swap_ab: the roles of A and
-//                           B are exchanged and the kernel writes C transposed).
+//                           B are exchanged and the kernel writes C transposed). With
+//                           transform_b the kernel's B is read in place too (stored MN-major)
+//                           and no pre-pass runs.
 // A symmetric operand (structure Symmetric) is read from its lower triangle only: the
 // pre-pass expands it as it rounds it, and a kernel that reads it in place (SIMT, mma.sync,
 // the wgmma operand in registers, the in-kernel converter's source) gets a full copy that

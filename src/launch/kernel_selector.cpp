@@ -32,7 +32,7 @@ Selection select_kernel(const TuningDatabase& database, const DeviceKey& device,
     if (!wgmma_runs_in_place(config, key)) {
       // The record reads an operand in place that this problem's memory does not allow
       // (alignment): the same tiles fed by the pre-pass, when they fit.
-      config.a_in_registers = 0, config.a_round = 1, config.swap_ab = 0;
+      config.a_in_registers = 0, config.a_round = 1, config.swap_ab = 0, config.convert_b = 0, config.transform_b = 0;
       if (!statically_valid(config, StaticLimits{}, nullptr)) return {untuned_config(key), ServeRule::Default, false};
     }
     return {config, ServeRule::Nearest, stale};

@@ -218,6 +218,65 @@ TEST(WgmmaConvertB, NamesValiditySharedMemoryAndRendering) {
   EXPECT_TRUE(std::none_of(x3.begin(), x3.end(), [](const KernelConfig& c) { return c.convert_b == 1; }));
 }
 
+TEST(WgmmaTransformB, NamesValiditySharedMemoryAndRendering) {
+  const KernelConfig tw = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_swap_tw_sk");
+  EXPECT_EQ(tw.transform_b, 1);
+  EXPECT_EQ(tw.swap_ab, 1);
+  EXPECT_EQ(tw.stream_k, 1);
+  EXPECT_EQ(tw.name(), "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_swap_tw_sk");
+  std::string why;
+  EXPECT_TRUE(statically_valid(tw, StaticLimits{}, &why)) << why;
+  // Each stage holds the raw B tile beside its two planes; ready barriers and a word per stage.
+  KernelConfig plain = tw;
+  plain.transform_b = 0;
+  EXPECT_EQ(shared_memory_bytes(tw), shared_memory_bytes(plain) + 3 * (128 * 32 * 4 + 16));
+  EXPECT_NE(KernelConfigHash{}(tw), KernelConfigHash{}(plain));
+  for (const char* bad : {"wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_tw", "wgmma_tf32_128x256x32_c2_s2_a0_b1_m0_g8_rs_cvt_tw",
+                          "wgmma_tf32_128x128x32_c2_s3_a0_b1_m0_g8_rs_tw_x2"}) {
+    EXPECT_FALSE(statically_valid(KernelConfig::parse(bad), StaticLimits{}, &why)) << bad;
+    EXPECT_NE(why.find("transform_b"), std::string::npos) << bad << ": " << why;
+  }
+  EXPECT_FALSE(statically_valid(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s3_a0_b1_m0_g8_rs_tw"), StaticLimits{}, &why));
+  EXPECT_NE(why.find("shared memory"), std::string::npos) << why;
+  EXPECT_THROW(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s2_a0_b1_m0_g8_rs_tw_cvt"), InvalidArgument);
+  const RenderedKernel tn = render_kernel(tw, KernelSpecialization{Op::T, Op::N, 4, 4, 4});
+  EXPECT_NE(tn.source.find("TRANSFORM_B = 1;"), std::string::npos);
+  EXPECT_NE(render_kernel(plain, KernelSpecialization{Op::T, Op::N, 4, 4, 4}).source.find("TRANSFORM_B = 0;"),
+            std::string::npos);
+}
+
+TEST(WgmmaTransformB, CandidatesWhereTheKernelsBIsStoredMnMajor) {
+  // The kernel's B is op(B)^T, or swapped op(A): MN-major when B is stored K x N (trans_b N),
+  // or swapped when A is stored K x M (trans_a T).
+  auto transforms = [](const std::vector<KernelConfig>& space, int swap) {
+    return std::count_if(space.begin(), space.end(),
+                         [&](const KernelConfig& c) { return c.transform_b == 1 && c.swap_ab == swap; });
+  };
+  for (Precision p : {Precision::TF32x3, Precision::TF32}) {
+    SCOPED_TRACE(to_string(p));
+    ProblemKey tn = key_of(p, 4096, 4096, 4096, Op::T, Op::N);
+    const auto both = candidate_space(tn);
+    EXPECT_GT(transforms(both, 0), 0);
+    EXPECT_GT(transforms(both, 1), 0);
+    for (const KernelConfig& c : both) {
+      if (c.transform_b == 0) continue;
+      EXPECT_TRUE(c.a_in_registers == 1 && c.convert_b == 0 && c.cluster == 1) << c.name();
+      EXPECT_TRUE(wgmma_runs_in_place(c, tn)) << c.name();
+    }
+    const auto nn = candidate_space(key_of(p, 4096, 4096, 4096, Op::N, Op::N));
+    EXPECT_GT(transforms(nn, 0), 0);
+    EXPECT_EQ(transforms(nn, 1), 0);
+    const auto nt = candidate_space(key_of(p, 4096, 4096, 4096, Op::N, Op::T));
+    EXPECT_EQ(transforms(nt, 0) + transforms(nt, 1), 0);
+    // Both operands are read raw, so both must be aligned for TMA: B unaligned, none.
+    tn.vec_b = 1;
+    const KernelConfig unswapped = KernelConfig::parse(p == Precision::TF32 ? "wgmma_tf32_128x192x32_c2_s3_a0_b1_m0_g8_rs_tw"
+                                                                           : "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_tw");
+    EXPECT_FALSE(wgmma_runs_in_place(unswapped, tn));
+    EXPECT_EQ(transforms(candidate_space(tn), 0) + transforms(candidate_space(tn), 1), 0);
+  }
+}
+
 TEST(WgmmaStreamK, NamesValidityCandidatesRenderingAndGrid) {
   const KernelConfig sk = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_cvt_sk");
   EXPECT_EQ(sk.stream_k, 1);

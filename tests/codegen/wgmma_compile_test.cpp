@@ -58,6 +58,20 @@ TEST_P(WgmmaSampleCompiles, NoSpillsNoStackEntryRegisters) {
 INSTANTIATE_TEST_SUITE_P(BothModes, WgmmaSampleCompiles, ::testing::Values(Precision::TF32x3, Precision::TF32),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
+// The sample renders for op N/N, where B is MN-major but A is not: the transform-warp configs
+// again for A.T @ B, where both are (A in registers MN-major, and the swapped ones too).
+TEST_P(WgmmaSampleCompiles, TransformWarpsWithBothOperandsMnMajor) {
+  ProblemKey key = key_for(GetParam(), 4096);
+  key.trans_a = Op::T;
+  std::vector<KernelConfig> transforms;
+  for (const KernelConfig& c : representative_sample(key))
+    if (c.transform_b != 0) transforms.push_back(c);
+  ASSERT_EQ(transforms.size(), 3u);
+  const auto results = compile_all(render_all(transforms, KernelSpecialization{Op::T, Op::N, 4, 4, 4}), 1);
+  expect_clean_at_entry_cap(results);
+  print(results);
+}
+
 TEST(SplitOperandCompiles, EveryVariantWithoutSpills) {
   std::vector<RenderedKernel> kernels;
   for (int planes : {0, 1, 2})

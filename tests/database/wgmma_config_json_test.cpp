@@ -73,6 +73,12 @@ TEST(WgmmaConfigJson, RegisterAFieldsRoundTripAndStayOutOfPlaneConfigs) {
   const KernelConfig cvt = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_cvt");
   EXPECT_EQ(json(cvt).at("convert_b"), 1);
   EXPECT_EQ(config_from(json::parse(json(cvt).dump())), cvt);
+  const KernelConfig tw = KernelConfig::parse("wgmma_tf32_128x192x32_c2_s3_a0_b1_m0_g8_rs_swap_tw");
+  EXPECT_EQ(json(tw).at("transform_b"), 1);
+  EXPECT_EQ(config_from(json::parse(json(tw).dump())), tw);
+  EXPECT_FALSE(json(cvt).contains("transform_b"));
+  const std::string error = testing::field_error_after(tw, [](json& j) { j["transform_b"] = 2; });
+  EXPECT_NE(error.find("transform_b"), std::string::npos) << error;
   const KernelConfig rs = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rst_swap");
   const json j = rs;
   EXPECT_EQ(j.at("a_in_registers"), 1);

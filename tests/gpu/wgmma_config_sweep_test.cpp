@@ -2,7 +2,8 @@
 // the serving policy) for every op combination, on shapes with partial tiles, with signed,
 // wide-exponent and Inf/NaN-planted data, against float64 and the mode's contract (the NaN/Inf
 // pattern must match float64's). This is where the layouts of A in registers (K-major and
-// MN-major, swapped or not, rounded or truncated) are exercised whatever the tuner picks.
+// MN-major, swapped or not, rounded or truncated) and B made K-major by the transform warps
+// (op(A) and op(B) both MN-major) are exercised whatever the tuner picks.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -26,7 +27,7 @@ TEST_P(WgmmaConfigSweep, SampleConfigsAllOpsPartialTilesSpecialValues) {
   GpuEnvironment& env = gpu();
   KernelCache kernels(env.compiler(), TemplateStore::active());
   GemmLauncher launcher(env.compiler(), TemplateStore::active(), env.info().sm_count);
-  int cases = 0, in_registers = 0;
+  int cases = 0, in_registers = 0, transforms = 0;
   for (int ops = 0; ops < 4; ++ops)
     for (int shape = 0; shape < 2; ++shape)
       for (bool padded : {false, true}) {
@@ -53,6 +54,7 @@ TEST_P(WgmmaConfigSweep, SampleConfigsAllOpsPartialTilesSpecialValues) {
           for (RandomKind kind : {RandomKind::SignedNormal, RandomKind::WideExponent, RandomKind::WithSpecials}) {
             ++cases;
             in_registers += config.a_in_registers;
+            transforms += config.transform_b;
             const CaseResult r =
                 env.run_case(p, 700 + cases, kind, [&](const float* a, const float* b, float* c) {
                   launcher.launch(kernel.function, config, p, reinterpret_cast<CUdeviceptr>(a),
@@ -67,10 +69,11 @@ TEST_P(WgmmaConfigSweep, SampleConfigsAllOpsPartialTilesSpecialValues) {
           }
         }
       }
-  std::printf("[ info ] %s: %d config x problem x data cases, %d with A in registers\n",
-              std::string(to_string(GetParam())).c_str(), cases, in_registers);
+  std::printf("[ info ] %s: %d config x problem x data cases, %d with A in registers, %d with B transformed\n",
+              std::string(to_string(GetParam())).c_str(), cases, in_registers, transforms);
   EXPECT_GE(cases, 200);
   EXPECT_GE(in_registers, 60);
+  EXPECT_GE(transforms, 30);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothModes, WgmmaConfigSweep, ::testing::Values(Precision::TF32x3, Precision::TF32),
