@@ -26,59 +26,86 @@ static_assert(!TRANSFORM_B || (A_IN_REGISTERS && !CONVERT_B && CLUSTER == 1),
 static_assert(!TRANSFORM_B || (BLOCK_K % 32 == 0 && BLOCK_N % 32 == 0),
               "TRANSFORM_B: the raw B tile is made of 32-column boxes of 128-byte rows");
 
-// Raw B tile of one stage (TMA boxes of 32 n x BLOCK_K rows of k, 128-byte swizzle):
-// [BLOCK_N / 32][BLOCK_K rows (k)][32 n]; float c of row r sits in 16-byte chunk (c / 4) ^ (r % 8).
-// Address of the 16-byte chunk holding B(n .. n+3, k), n a multiple of 4.
-__device__ __forceinline__ unsigned raw_b_chunk(unsigned raw, int n, int k) {
-  return raw + ((n / 32) * BLOCK_K + k) * 128 + ((((n % 32) / 4) ^ (k % 8)) * 16);
+// The layouts (both 128-byte swizzled: in a row r of 128 bytes, 16-byte chunk c sits at c ^ (r % 8)):
+//   raw B tile (TMA boxes of 32 n x BLOCK_K rows of k): [BLOCK_N / 32][BLOCK_K rows (k)][32 n]
+//   B plane (what wgmma reads, as TMA writes a pre-pass plane): [BLOCK_K / 32][BLOCK_N rows (n)][32 k]
+//
+// Pieces: 4 x 4 values B(n .. n+3, k .. k+3), read as four raw rows k + i, written as four
+// plane rows n + j. Each 32 x 32 block has 64 pieces; in group d (0..7) of eight consecutive
+// pieces, piece t takes n-chunk t and k-chunk (t + d) % 8 of the block. The eight threads of one
+// 16-byte access phase then hit eight distinct chunks (bank groups) both when they read rows
+// k + i (chunk t ^ (4 ((t + d) % 2) + i)) and when they write rows n + j (chunk ((t + d) % 8) ^
+// (4 (t % 2) + j)). With n and k multiples of 4, (k + i) % 8 = (k % 8) ^ i, so a piece's four
+// chunk offsets are one offset XOR 16 i: where a piece goes is computed once per piece.
+struct PiecePlace {
+  unsigned raw_row, raw_x;      // raw tile: byte offset of row k, and (chunk ^ (k % 8)) * 16
+  unsigned plane_row, plane_x;  // plane: byte offset of row n, and (chunk ^ (n % 8)) * 16
+};
+
+__device__ __forceinline__ PiecePlace place_of(unsigned piece) {
+  const unsigned block = piece / 64, d = (piece / 8) % 8, t = piece % 8;
+  const unsigned box = block % RAW_B_BOXES, sub = block / RAW_B_BOXES;  // 32-column box of N, 32-row block of K
+  const unsigned kc = (t + d) % 8;                                      // n = 32 box + 4 t, k = 32 sub + 4 kc
+  return {(box * BLOCK_K + sub * 32 + 4 * kc) * 128, (t ^ (4 * (kc % 2))) * 16,
+          (sub * BLOCK_N + box * 32 + 4 * t) * 128, (kc ^ (4 * (t % 2))) * 16};
 }
 
-// B plane (what wgmma reads, the layout TMA writes from a pre-pass plane):
-// [BLOCK_K / 32][BLOCK_N rows (n)][32 k], swizzled the same way by row n.
-// Address of the 16-byte chunk holding B(n, k .. k+3), k a multiple of 4.
-__device__ __forceinline__ unsigned plane_chunk(unsigned plane, int n, int k) {
-  return plane + (k / 32) * BLOCK_N * 128 + n * 128 + ((((k % 32) / 4) ^ (n % 8)) * 16);
-}
-
-// One piece: B(n .. n+3, k .. k+3) read as four k rows, written as four n rows. Returns
-// whether it held inf or NaN.
-__device__ __forceinline__ bool transform_piece(unsigned stage, int n, int k) {
-  const unsigned raw = raw_b_tile(stage);
-  float x[4][4];  // x[i][j] = B(n + j, k + i)
-#pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    const float4 row = lds_v4(raw_b_chunk(raw, n, k + i));
-    x[i][0] = row.x, x[i][1] = row.y, x[i][2] = row.z, x[i][3] = row.w;
-  }
-  bool nonfinite = false;
+// Writes piece x (x[i][j] = B(n + j, k + i)) as four rows n + j of the stage's B planes: rounded
+// (tf32) or split (tf32x3). EXACT: cvt.rna with NaN kept NaN (tf32_round, tf32_split), for
+// pieces that hold inf or NaN; otherwise the two-instruction rounding of finite values.
+template <bool EXACT>
+__device__ __forceinline__ void store_piece(unsigned stage, const float (&x)[4][4], const PiecePlace& at) {
+  const unsigned row = b_tile(stage, 0) + at.plane_row;
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    Tf32Pair p[4];
+    float big[4], small[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      p[i] = TF32X3 ? tf32_split<true>(x[i][j]) : Tf32Pair{tf32_round(x[i][j]), 0.0f};
-      nonfinite |= !isfinite(x[i][j]);
+      if constexpr (EXACT) {
+        const Tf32Pair p = TF32X3 ? tf32_split<true>(x[i][j]) : Tf32Pair{tf32_round(x[i][j]), 0.0f};
+        big[i] = p.big, small[i] = p.small;
+      } else {
+        big[i] = tf32_round_not_nan(x[i][j]);
+        small[i] = TF32X3 ? tf32_round_not_nan(x[i][j] - big[i]) : 0.0f;
+      }
     }
-    sts_v4(plane_chunk(b_tile(stage, 0), n + j, k), make_float4(p[0].big, p[1].big, p[2].big, p[3].big));
-    if constexpr (TF32X3)
-      sts_v4(plane_chunk(b_tile(stage, 1), n + j, k), make_float4(p[0].small, p[1].small, p[2].small, p[3].small));
+    const unsigned addr = row + 128 * j + (at.plane_x ^ (16 * j));
+    sts_v4(addr, make_float4(big[0], big[1], big[2], big[3]));
+    if constexpr (TF32X3) sts_v4(addr + B_TILE_BYTES, make_float4(small[0], small[1], small[2], small[3]));
   }
+}
+
+// One piece of the stage; returns whether it held inf or NaN.
+__device__ __forceinline__ bool transform_piece(unsigned stage, const PiecePlace& at) {
+  const unsigned row = raw_b_tile(stage) + at.raw_row;
+  float x[4][4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float4 v = lds_v4(row + 128 * i + (at.raw_x ^ (16 * i)));
+    x[i][0] = v.x, x[i][1] = v.y, x[i][2] = v.z, x[i][3] = v.w;
+  }
+  bool nonfinite = false;  // one compare per value (|x| >= inf, or NaN)
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int j = 0; j < 4; ++j) nonfinite |= !isfinite(x[i][j]);
+  if (nonfinite)
+    store_piece<true>(stage, x, at);
+  else
+    store_piece<false>(stage, x, at);
   return nonfinite;
 }
 
-// The stage's pieces, spread over the transform threads (ct = 0 .. TRANSFORM_THREADS-1).
-// Each 32 x 32 block has 64 pieces; in group d (0..7) of eight consecutive threads, thread t
-// takes n-chunk t and k-chunk (t + d) % 8 of the block. The eight threads of one 16-byte
-// access phase then hit eight distinct chunks (bank groups) of the swizzled rows, both when
-// they read rows k + i (chunk t ^ (4 ((t + d) % 2) + i)) and when they write rows n + j (chunk
-// ((t + d) % 8) ^ (4 (t % 2) + j)). TRANSFORM_THREADS is a multiple of 8, so groups stay aligned.
+// The stage's pieces, spread over the transform threads (ct = 0 .. TRANSFORM_THREADS-1, a
+// multiple of 8, so the groups of eight stay aligned).
+constexpr int TRANSFORM_ROUNDS = (TRANSFORM_PIECES + TRANSFORM_THREADS - 1) / TRANSFORM_THREADS;
 __device__ __forceinline__ bool transform_stage(unsigned stage, int ct) {
   bool nonfinite = false;
-  for (int piece = ct; piece < TRANSFORM_PIECES; piece += TRANSFORM_THREADS) {
-    const int block = piece / 64, d = (piece % 64) / 8, t = piece % 8;
-    const int n = (block % RAW_B_BOXES) * 32 + 4 * t;
-    const int k = (block / RAW_B_BOXES) * 32 + 4 * ((t + d) % 8);
-    nonfinite |= transform_piece(stage, n, k);
+#pragma unroll 1
+  for (int round = 0; round < TRANSFORM_ROUNDS; ++round) {
+    const unsigned piece = ct + round * TRANSFORM_THREADS;
+    if (TRANSFORM_PIECES % TRANSFORM_THREADS != 0 && piece >= TRANSFORM_PIECES) break;
+    nonfinite |= transform_piece(stage, place_of(piece));
   }
   return nonfinite;
 }

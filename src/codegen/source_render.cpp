@@ -70,8 +70,8 @@ std::string wgmma_prologue(const KernelConfig& c, const KernelSpecialization& s,
       fmt::arg("transform", c.transform_b), fmt::arg("stream_k", c.stream_k), fmt::arg("cluster", c.cluster),
       fmt::arg("cluster_attribute",
                c.cluster > 1 ? fmt::format("#define CLUSTER_ATTRIBUTE __cluster_dims__({}, 1, 1)\n", c.cluster) : ""),
-      fmt::arg("producer", kWgmmaProducerRegs),
-      fmt::arg("consumer", kWgmmaConsumerRegs), fmt::arg("smem", shared_memory_bytes(c)));
+      fmt::arg("producer", wgmma_register_budget(c).producer),
+      fmt::arg("consumer", wgmma_register_budget(c).consumer), fmt::arg("smem", shared_memory_bytes(c)));
 }
 
 // The constants tf32/mma_sync_gemm.cu reads (its #ifndef KERNEL_NAME block lists them).

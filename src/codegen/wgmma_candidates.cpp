@@ -145,6 +145,11 @@ std::string shape_problem(const KernelConfig& c) {
 
 }  // namespace
 
+SetmaxnregBudget wgmma_register_budget(const KernelConfig& c) {
+  if (c.transform_b != 0) return {kWgmmaTransformProducerRegs, kWgmmaTransformConsumerRegs};
+  return {kWgmmaProducerRegs, kWgmmaConsumerRegs};
+}
+
 int wgmma_group_stages(const KernelConfig& c) {
   return is_x3(c) && c.acc_block_k > c.block_k ? c.acc_block_k / c.block_k : 1;
 }
@@ -175,11 +180,12 @@ bool wgmma_statically_valid(const KernelConfig& c, const StaticLimits& limits, s
   if (!is_wgmma(c.family)) return reject(fmt::format("family {} is not a wgmma family", to_string(c.family)));
   if (std::string p = unused_fields_problem(c); !p.empty()) return reject(std::move(p));
   if (std::string p = shape_problem(c); !p.empty()) return reject(std::move(p));
-  const int budget = c.consumers > 1 ? kWgmmaConsumerRegs : limits.max_registers_per_thread;
+  const SetmaxnregBudget regs = wgmma_register_budget(c);
+  const int budget = c.consumers > 1 ? regs.consumer : limits.max_registers_per_thread;
   if (wgmma_consumer_registers(c) > budget)
     return reject(fmt::format("running sum and block accumulators need {} registers, over the consumer budget {}",
                               wgmma_consumer_registers(c), budget));
-  if (c.consumers > 1 && kWgmmaProducerRegs * 128 + kWgmmaConsumerRegs * 128 * c.consumers > limits.registers_per_sm)
+  if (c.consumers > 1 && regs.producer * 128 + regs.consumer * 128 * c.consumers > limits.registers_per_sm)
     return reject("setmaxnreg budgets exceed the register file");
   if (c.threads() > limits.max_threads)
     return reject(fmt::format("{} threads exceed {}", c.threads(), limits.max_threads));

@@ -17,6 +17,14 @@ namespace jitgemm {
 // 256 <= 65536). At entry __launch_bounds__(384, 1) caps every thread at 168.
 constexpr int kWgmmaProducerRegs = 40;
 constexpr int kWgmmaConsumerRegs = 232;
+// With transform_b the producer warpgroup's warps 1..3 transpose and round B: 56 each, and
+// 224 for the consumers (56 * 128 + 224 * 256 <= 64512, what 384 threads hold at 168).
+constexpr int kWgmmaTransformProducerRegs = 56;
+constexpr int kWgmmaTransformConsumerRegs = 224;
+struct SetmaxnregBudget {
+  int producer, consumer;
+};
+SetmaxnregBudget wgmma_register_budget(const KernelConfig& config);
 // K above which a problem counts as long: tf32x3 then needs the two-level running sum
 // (SUM_BLOCKS) and tf32 FP32-added blocks to keep their contracts (H200 runs of the GPU
 // engineer: K = 4100 and 16384 failed without them).
