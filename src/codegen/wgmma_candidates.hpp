@@ -64,12 +64,12 @@ bool wgmma_statically_valid(const KernelConfig& config, const StaticLimits& limi
 // the transform warps (transform_b, as many stages as fit). Raster groups of 8 tile rows, and for tf32 with A in registers at
 // 128 x 256 also 4 and 16.
 std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const StaticLimits& limits);
-// Ten tf32x3 / eight tf32 configs: every default and every code path of the template (one and
-// two accumulators, the two-level sum, blocks spanning two stages, two blocks per stage,
-// tf32 blocked and not, 96..256 columns, the most shared memory, A in registers rounded and
-// truncated, swapped, B converted in the kernel; rendered for op N/N that is a K-major A
-// unswapped, MN-major swapped, and a transposed B source unswapped, a row one swapped),
-// less those with A in registers that cannot read this key's memory in place.
+// Every default and every code path of the template (one and two accumulators, the two-level
+// sum, blocks spanning two stages, two blocks per stage, tf32 blocked and not, 96..256 columns,
+// the most shared memory, A in registers rounded and truncated, swapped, B converted in the
+// kernel, B transformed in shared memory, the stream-K tail, CTA pairs, one consumer; rendered
+// for op N/N that is a K-major A unswapped, MN-major swapped, and a transposed B source
+// unswapped, a row one swapped), less those that cannot read this key's memory in place.
 std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key);
 KernelConfig wgmma_default_config(const ProblemKey& key);
 
