@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/kernel_family.hpp"
 #include "database/tuning_database.hpp"
 #include "jitgemm/error.hpp"
 #include "jitgemm/problem.hpp"
@@ -149,9 +150,12 @@ int run_show(const ShowOptions& o, const GlobalOptions& g) {
   fmt::print("environment: driver {}, nvrtc {}, templates {}, jitgemm {}\n", r.environment.driver_version,
              r.environment.nvrtc_version, r.environment.template_hash, r.environment.jitgemm_version);
   fmt::print("config:      {}\n", c.name());
-  fmt::print("             family {}, block {}x{}x{}, warps {}x{}, thread {}x{}, stages {}, split_k {}, raster_group {}\n",
-             to_string(c.family), c.block_m, c.block_n, c.block_k, c.warps_m, c.warps_n, c.thread_m, c.thread_n,
-             c.stages, c.split_k, c.raster_group);
+  std::vector<std::string> params;
+  for (const ConfigField& f : rules_of(c).fields()) params.push_back(fmt::format("{} {}", f.name, field_text(f, c)));
+  fmt::print("             family {}, precision {}, block {}x{}x{}, stages {}, split_k {}, raster_group {}\n",
+             to_string(c.family()), to_string(c.precision), c.block_m, c.block_n, c.block_k, c.stages, c.split_k,
+             c.raster_group);
+  fmt::print("             {}\n", fmt::join(params, ", "));
   fmt::print("timing:      median {:.4f} ms (p10 {:.4f}, p90 {:.4f}), {} runs, L2 {}\n", r.timing.median_ms,
              r.timing.p10_ms, r.timing.p90_ms, r.timing.runs, r.timing.l2_flushed ? "flushed" : "not flushed");
   fmt::print("cuBLAS:      median {:.4f} ms, speedup {}\n", r.timing.cublas_median_ms, speedup(r));

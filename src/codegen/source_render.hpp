@@ -1,15 +1,12 @@
-// source_render.hpp — (template, config, specialization) -> one self-contained CUDA unit.
+// source_render.hpp — (config, specialization) -> one self-contained CUDA unit.
 //
-// The generated part is only a prologue of constants (BLOCK_M ... VEC_C, KERNEL_NAME) put in
-// front of the template with its includes inlined; the kernel logic lives in the template.
-// wgmma families (tf32/wgmma_gemm.cu) get TF32X3, BLOCK_M/N/K, STAGES, CONSUMERS,
-// ACC_BLOCK_K, ACC_BUFFERS, SUM_BLOCKS, RASTER_GROUP, PRODUCER_REGS, CONSUMER_REGS and
-// SMEM_BYTES; their operands are prepared by the pre-pass of split_operand_render.hpp.
-// mma.sync families (tf32/mma_sync_gemm.cu) get TF32X3, BLOCK_M/N/K, WARPS_M/N, STAGES,
-// SPLIT_K, RASTER_GROUP, ACC_BLOCK_K, TRANS_A/B, VEC_A/B/C and SMEM_BYTES.
+// The generated part is only a prologue of constants (BLOCK_M ... VEC_C, KERNEL_NAME) that the
+// config's family writes (KernelFamilyRules::prologue) in front of the family's template with
+// its includes inlined; the kernel logic lives in the template. The wgmma family's operands are
+// prepared by the pre-pass of split_operand_render.hpp.
 //
 //   RenderedKernel k = render_kernel(config, KernelSpecialization{Op::T, Op::N, 4, 4, 4});
-//   compiler.compile(k.source, k.kernel_name, options);
+//   compiler.compile(k.source, k.kernel_name, options_for(k));
 #pragma once
 
 #include <cstddef>
@@ -22,9 +19,9 @@
 namespace jitgemm {
 
 struct RenderedKernel {
-  std::string kernel_name;    // "jitgemm_" + config.name() + "_" + spec.suffix(); extern "C".
-                              // wgmma families: "jitgemm_" + config.name() (no spec suffix)
+  std::string kernel_name;    // the family's KernelFamilyRules::kernel_name; extern "C"
   std::string source;         // prologue + expanded template
+  std::string arch;           // target, e.g. "sm_90a" (KernelFamilyRules::target_arch)
   int threads = 0;            // blockDim.x
   size_t smem_bytes = 0;      // dynamic shared memory per CTA
   std::string template_hash;  // hash_hex of the expanded template, without the prologue
@@ -35,8 +32,7 @@ struct RenderedKernel {
 std::string_view template_path(KernelFamily family) noexcept;
 
 // Throws InvalidArgument when the config is not statically_valid (the message says why), a
-// vector width is not 1 or 4, or the template is missing from the store. The wgmma main
-// kernel does not depend on `spec` (its operands come K-major from the pre-pass).
+// vector width is not 1 or 4, or the template is missing from the store.
 RenderedKernel render_kernel(const KernelConfig& config, const KernelSpecialization& spec,
                              const TemplateStore& templates = TemplateStore::active());
 

@@ -6,7 +6,7 @@
 
 #include <climits>
 
-#include "compile/hash.hpp"
+#include "common/hash.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 
-#include "compile/hash.hpp"
+#include "common/hash.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {

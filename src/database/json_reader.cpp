@@ -52,6 +52,12 @@ void expect_fields(const nlohmann::json& j, std::initializer_list<std::string_vi
 
 void expect_fields(const nlohmann::json& j, std::initializer_list<std::string_view> fields,
                    std::initializer_list<std::string_view> optional) {
+  expect_fields(j, std::span<const std::string_view>(fields.begin(), fields.size()),
+                std::span<const std::string_view>(optional.begin(), optional.size()));
+}
+
+void expect_fields(const nlohmann::json& j, std::span<const std::string_view> fields,
+                   std::span<const std::string_view> optional) {
   if (!j.is_object()) throw FieldError("", "expected object, got " + type_name(j));
   for (auto it = j.begin(); it != j.end(); ++it) {
     bool known = false;

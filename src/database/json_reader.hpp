@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -46,6 +47,8 @@ void expect_fields(const nlohmann::json& j, std::initializer_list<std::string_vi
 // The same with fields that may be absent (`optional`); a field in neither list is an error.
 void expect_fields(const nlohmann::json& j, std::initializer_list<std::string_view> fields,
                    std::initializer_list<std::string_view> optional);
+void expect_fields(const nlohmann::json& j, std::span<const std::string_view> fields,
+                   std::span<const std::string_view> optional = {});
 
 // The member `key` of object `obj`; FieldError "missing" when absent.
 const nlohmann::json& member(const nlohmann::json& obj, std::string_view key);

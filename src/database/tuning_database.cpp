@@ -10,6 +10,7 @@
 
 #include "database/atomic_file.hpp"
 #include "database/json_reader.hpp"
+#include "database/schema_migration.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -31,6 +32,7 @@ std::string without_exception_tag(const char* what) {
   return std::string(text.front() == '[' && end != std::string_view::npos ? text.substr(end + 2) : text);
 }
 
+// The file's schema version: 1 (read through migrate_v1_to_v2) or the current one.
 int read_schema_version(const json& j, std::string_view source) {
   if (!j.is_object())
     throw DatabaseError(fmt::format("{}: expected a JSON object at the top level, got {}", source,
@@ -45,8 +47,8 @@ int read_schema_version(const json& j, std::string_view source) {
     throw NewerSchemaError(fmt::format(
         "{}: schema_version: expected {}, got {} (written by a newer jitgemm; this version will not modify it)",
         source, TuningDatabase::kSchemaVersion, version));
-  if (version != TuningDatabase::kSchemaVersion)
-    throw DatabaseError(fmt::format("{}: schema_version: expected {}, got {}", source,
+  if (version < 1)
+    throw DatabaseError(fmt::format("{}: schema_version: expected 1..{}, got {}", source,
                                     TuningDatabase::kSchemaVersion, version));
   return static_cast<int>(version);
 }
@@ -99,7 +101,15 @@ TuningDatabase TuningDatabase::parse(std::string_view text, std::string_view sou
 }
 
 TuningDatabase TuningDatabase::from_json(const json& j, std::string_view source_name) {
-  read_schema_version(j, source_name);
+  if (read_schema_version(j, source_name) == 1) {
+    json migrated;
+    try {
+      migrated = migrate_v1_to_v2(j);
+    } catch (const FieldError& e) {
+      throw DatabaseError(fmt::format("{}: {}: {} (schema 1)", source_name, e.path(), e.problem()));
+    }
+    return from_json(migrated, source_name);
+  }
   const json& records = records_array(j, source_name);
   TuningDatabase db;
   db.records_.reserve(records.size());

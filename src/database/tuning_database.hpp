@@ -2,7 +2,7 @@
 // up (exact, then nearest of the same kind, then none) and written atomically under an
 // advisory lock so that concurrent tuners never lose each other's records.
 //
-// File format: {"schema_version": 1, "records": [...]}, 2-space indent, records sorted by
+// File format: {"schema_version": 2, "records": [...]}, 2-space indent, records sorted by
 // key() (each opens with its problem, device and config; nested fields sorted by name),
 // so diffs between two files stay readable.
 #pragma once
@@ -57,7 +57,9 @@ enum class DamagedFilePolicy { MoveAside, Throw };
 
 class TuningDatabase {
  public:
-  static constexpr int kSchemaVersion = 1;
+  // 2: KernelConfig as its tile and the family's typed "params". Files of schema 1 still load
+  // (database/schema_migration.hpp converts them); a save writes 2.
+  static constexpr int kSchemaVersion = 2;
 
   // A missing file gives an empty database. Any other problem throws DatabaseError naming
   // the file and the position: the byte offset of a JSON syntax error, or the record

@@ -8,8 +8,10 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "codegen/kernel_family.hpp"
 #include "database/json_reader.hpp"
 #include "jitgemm/error.hpp"
 
@@ -104,20 +106,9 @@ void validate_record(const TuningRecord& r) {
 
 namespace {
 
-bool wgmma_fields_at_defaults(const KernelConfig& c) {
-  const KernelConfig d;
-  return c.consumers == d.consumers && c.acc_block_k == d.acc_block_k && c.acc_buffers == d.acc_buffers &&
-         c.sum_blocks == d.sum_blocks;
-}
-
-// An optional integer member: `fallback` when absent, else checked like read_int.
-int read_optional_int(const json& j, std::string_view key, int fallback, int lo, int hi) {
-  return j.contains(key) ? static_cast<int>(read_int(j, key, lo, hi)) : fallback;
-}
-
-// block_n: SIMT tiles are powers of two in 16..256; wgmma tiles are the wgmma widths.
+// block_n: wgmma tiles are the wgmma widths; the other families' are powers of two in 16..256.
 int read_block_n(const json& j, KernelFamily family) {
-  if (!is_wgmma(family)) return read_pow2(j, "block_n", 16, 256);
+  if (family != KernelFamily::Wgmma) return read_pow2(j, "block_n", 16, 256);
   const int v = static_cast<int>(read_int(j, "block_n", 64, 256));
   for (int width : {64, 96, 128, 160, 192, 256})
     if (v == width) return v;
@@ -125,77 +116,89 @@ int read_block_n(const json& j, KernelFamily family) {
                                           to_string(family), v));
 }
 
-}  // namespace
-
-// consumers, acc_block_k, acc_buffers and sum_blocks belong to the tensor-core families
-// (acc_block_k to the mma.sync ones too). Records written before they existed
-// (tuning_db/jitgemm_tuning.json, tests/fixtures/*.json) lack them, so SIMT configs leave them
-// out while they hold their defaults (fp32 records stay as they were) and every wgmma and
-// mma.sync config writes them.
-void to_json(json& j, const KernelConfig& c) {
-  j = json{{"family", to_string(c.family)}, {"block_m", c.block_m},   {"block_n", c.block_n},
-           {"block_k", c.block_k},          {"warps_m", c.warps_m},   {"warps_n", c.warps_n},
-           {"thread_m", c.thread_m},        {"thread_n", c.thread_n}, {"stages", c.stages},
-           {"split_k", c.split_k},          {"raster_group", c.raster_group}};
-  if (is_tensor_core(c.family) || !wgmma_fields_at_defaults(c)) {
-    j["consumers"] = c.consumers;
-    j["acc_block_k"] = c.acc_block_k;
-    j["acc_buffers"] = c.acc_buffers;
-    j["sum_blocks"] = c.sum_blocks;
-  }
-  // Written only when set, so records of plane-fed kernels keep their shape.
-  if (c.a_in_registers != 0 || c.a_round != 1 || c.swap_ab != 0 || c.convert_b != 0) {
-    j["a_in_registers"] = c.a_in_registers;
-    j["a_round"] = c.a_round;
-    j["swap_ab"] = c.swap_ab;
-    j["convert_b"] = c.convert_b;
-  }
-  if (c.transform_b != 0) j["transform_b"] = c.transform_b;
-  if (c.stream_k != 0) j["stream_k"] = c.stream_k;
-  if (c.cluster != 1) j["cluster"] = c.cluster;
+KernelFamily parse_family(std::string_view text) {
+  for (KernelFamily f : kKernelFamilies)
+    if (text == to_string(f)) return f;
+  throw InvalidArgument(fmt::format("unknown family '{}' (simt, mma, wgmma)", text));
 }
 
-// The wgmma fields are optional for every family and take the KernelConfig defaults
-// (consumers 2, acc_block_k 32, acc_buffers 1, sum_blocks 0) only when absent: records
-// from before they existed. A present field is range-checked like any other.
+json field_value(const ConfigField& f, int value) {
+  switch (f.kind) {
+    case ConfigField::Kind::Boolean: return value != 0;
+    case ConfigField::Kind::Name: return f.names[static_cast<size_t>(value)];
+    case ConfigField::Kind::Integer: break;
+  }
+  return value;
+}
+
+int read_field(const json& params, const ConfigField& f) {
+  switch (f.kind) {
+    case ConfigField::Kind::Boolean: return json_reader::read_bool(params, f.name) ? 1 : 0;
+    case ConfigField::Kind::Name: {
+      const std::string text = json_reader::read_string(params, f.name);
+      for (size_t i = 0; i < f.names.size(); ++i)
+        if (f.names[i] == text) return static_cast<int>(i);
+      throw FieldError(std::string(f.name), fmt::format("unknown value \"{}\" (expected {})", text, fmt::join(f.names, ", ")));
+    }
+    case ConfigField::Kind::Integer: break;
+  }
+  const int v = static_cast<int>(read_int(params, f.name, f.min, f.max));
+  if (v % f.multiple_of != 0)
+    throw FieldError(std::string(f.name),
+                     fmt::format("expected a multiple of {} in {}..{}, got {}", f.multiple_of, f.min, f.max, v));
+  return v;
+}
+
+// The family's parameters: exactly its fields (KernelFamilyRules::fields).
+void read_params(const json& params, KernelConfig& c) {
+  const std::span<const ConfigField> fields = rules_of(c).fields();
+  std::vector<std::string_view> names;
+  for (const ConfigField& f : fields) names.push_back(f.name);
+  json_reader::expect_fields(params, names);
+  for (const ConfigField& f : fields) f.set(c, read_field(params, f));
+}
+
+}  // namespace
+
+// Schema 2: the tile every family has, and the family's own parameters under "params" (fields
+// as KernelFamilyRules::fields names them; enums by name, flags as bools). Schema 1's flat
+// object is converted by database/schema_migration.cpp before this reads it.
+void to_json(json& j, const KernelConfig& c) {
+  json params = json::object();
+  for (const ConfigField& f : rules_of(c).fields()) params[std::string(f.name)] = field_value(f, f.get(c));
+  j = json{{"family", to_string(c.family())}, {"precision", to_string(c.precision)},
+           {"block_m", c.block_m},            {"block_n", c.block_n},
+           {"block_k", c.block_k},            {"stages", c.stages},
+           {"split_k", c.split_k},            {"raster_group", c.raster_group},
+           {"params", std::move(params)}};
+}
+
 void from_json(const json& j, KernelConfig& c) {
-  json_reader::expect_fields(j,
-                             {"family", "block_m", "block_n", "block_k", "warps_m", "warps_n", "thread_m",
-                              "thread_n", "stages", "split_k", "raster_group"},
-                             {"consumers", "acc_block_k", "acc_buffers", "sum_blocks", "a_in_registers", "a_round",
-                              "swap_ab", "convert_b", "transform_b", "stream_k", "cluster"});
-  const KernelConfig defaults;
-  c.family = json_reader::read_parsed(j, "family", [](std::string_view s) { return parse_kernel_family(s); });
+  json_reader::expect_fields(
+      j, {"family", "precision", "block_m", "block_n", "block_k", "stages", "split_k", "raster_group", "params"});
+  const KernelFamily family = json_reader::read_parsed(j, "family", parse_family);
+  const Precision precision =
+      json_reader::read_parsed(j, "precision", [](std::string_view s) { return parse_precision(s); });
+  if (!family_rules(family).computes(precision))
+    throw FieldError("precision", fmt::format("family {} does not compute {}", to_string(family), to_string(precision)));
+  c = make_config(family, precision);
   c.block_m = read_pow2(j, "block_m", 16, 256);
-  c.block_n = read_block_n(j, c.family);
+  c.block_n = read_block_n(j, family);
   c.block_k = static_cast<int>(read_int(j, "block_k", 4, 64));
   if (c.block_k % 4 != 0)
     throw FieldError("block_k", fmt::format("expected a multiple of 4 in 4..64, got {}", c.block_k));
-  c.warps_m = static_cast<int>(read_int(j, "warps_m", 1, 16));
-  c.warps_n = static_cast<int>(read_int(j, "warps_n", 1, 16));
-  if (c.warps_m * c.warps_n > 32)
-    throw FieldError("warps_n", fmt::format("expected warps_m * warps_n <= 32, got {} * {}", c.warps_m, c.warps_n));
-  c.thread_m = static_cast<int>(read_int(j, "thread_m", 1, 16));
-  c.thread_n = static_cast<int>(read_int(j, "thread_n", 1, 16));
   c.stages = static_cast<int>(read_int(j, "stages", 1, 8));
   c.split_k = static_cast<int>(read_int(j, "split_k", 1, 256));
   c.raster_group = static_cast<int>(read_int(j, "raster_group", 1, 64));
-  c.consumers = read_optional_int(j, "consumers", defaults.consumers, 1, 2);
-  c.acc_block_k = read_optional_int(j, "acc_block_k", defaults.acc_block_k, 0, 4096);
-  if (c.acc_block_k % 8 != 0)
-    throw FieldError("acc_block_k", fmt::format("expected a multiple of 8 in 0..4096, got {}", c.acc_block_k));
-  c.acc_buffers = read_optional_int(j, "acc_buffers", defaults.acc_buffers, 1, 2);
-  c.sum_blocks = read_optional_int(j, "sum_blocks", defaults.sum_blocks, 0, 64);
-  c.a_in_registers = read_optional_int(j, "a_in_registers", defaults.a_in_registers, 0, 1);
-  c.a_round = read_optional_int(j, "a_round", defaults.a_round, 0, 1);
-  c.swap_ab = read_optional_int(j, "swap_ab", defaults.swap_ab, 0, 1);
-  c.convert_b = read_optional_int(j, "convert_b", defaults.convert_b, 0, 1);
-  c.transform_b = read_optional_int(j, "transform_b", defaults.transform_b, 0, 1);
-  c.stream_k = read_optional_int(j, "stream_k", defaults.stream_k, 0, 1);
-  c.cluster = read_optional_int(j, "cluster", defaults.cluster, 1, 2);
-  if (is_wgmma(c.family) && c.block_m != 64 * c.consumers)
-    throw FieldError("block_m", fmt::format("expected 64 * consumers ({}) for {}, got {}", 64 * c.consumers,
-                                            to_string(c.family), c.block_m));
+  const json& params = json_reader::member(j, "params");
+  try {
+    read_params(params, c);
+  } catch (const FieldError& e) {
+    throw e.nested_in("params");
+  }
+  if (const WgmmaParams* w = c.if_wgmma(); w != nullptr && c.block_m != 64 * w->consumers)
+    throw FieldError("block_m", fmt::format("expected 64 * consumers ({}) for {}, got {}", 64 * w->consumers,
+                                            to_string(family), c.block_m));
 }
 
 void to_json(json& j, const CandidateResult& c) {

@@ -6,6 +6,13 @@
 
 namespace jitgemm {
 
+CompileOptions compile_options_for(const RenderedKernel& kernel) {
+  CompileOptions options;
+  if (!kernel.arch.empty()) options.arch = kernel.arch;
+  options.ptxas_verbose = true;
+  return options;
+}
+
 CompiledModule load_module(const CompiledKernel& kernel, const std::string& label) {
   CompiledModule out;
   out.module = cuda::Module(kernel.cubin, label.empty() ? kernel.kernel_name : label);

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "codegen/source_render.hpp"
 #include "compile/compiler.hpp"
 #include "cuda/module.hpp"
 
@@ -19,6 +20,10 @@ struct CompiledModule {
   cuda::Module module;
   cuda::Function function;  // the compiled kernel: a view into `module`
 };
+
+// The NVRTC options a rendered GEMM kernel is built with: its family's target, the resource
+// report on (registers and spills are checked before a candidate may run).
+CompileOptions compile_options_for(const RenderedKernel& kernel);
 
 // Loads a successful compile's cubin and looks up its kernel (the lowered name, else the
 // name as requested). `label` names the module in messages; empty: the kernel name.

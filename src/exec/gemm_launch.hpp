@@ -1,35 +1,32 @@
-// How a compiled GEMM candidate runs on a problem: its launch geometry and the work around
-// the main kernel that its family needs. Shared by the tuner (which runs candidates) and
-// the Runtime (which serves them).
-//   simt_fp32, mma_tf32x3, mma_tf32, split_k > 1: partial products of K slices into the
-//                           workspace, then fp32/split_k_reduce.cu adds them in double, in a
-//                           fixed order (the mma.sync families launch exactly like SIMT).
-//   wgmma_tf32x3 / _tf32:   tf32/split_operand.cu writes op(A) and op(B) K-major as TF32
+// How a compiled GEMM candidate runs on a problem, following its LaunchPlan (launch_plan.hpp):
+// the work around the main kernel that its family needs. Shared by the tuner (which runs
+// candidates) and the Runtime (which serves them).
+//   simt, mma, split_k > 1: partial products of K slices into the workspace, then
+//                           fp32/split_k_reduce.cu adds them in double, in a fixed order.
+//   wgmma:                  tf32/split_operand.cu writes op(A) and op(B) K-major as TF32
 //                           planes into the workspace, then the persistent wgmma kernel
 //                           reads them through TMA tensor maps. With A in registers only
 //                           the kernel's B gets planes; its A is read in place through a
 //                           tensor map on the caller's matrix (swap_ab: the roles of A and
-//                           B are exchanged and the kernel writes C transposed). With
-//                           transform_b the kernel's B is read in place too (stored MN-major)
-//                           and no pre-pass runs.
+//                           B are exchanged and the kernel writes C transposed). With B
+//                           transformed the kernel's B is read in place too (stored MN-major)
+//                           and no pre-pass runs; with B converted the kernel writes its plane.
 // A symmetric operand (structure Symmetric) is read from its lower triangle only: the
 // pre-pass expands it as it rounds it, and a kernel that reads it in place (SIMT, mma.sync,
-// the wgmma operand in registers, the in-kernel converter's source) gets a full copy that
-// the same pre-pass writes unrounded into the workspace first.
+// the wgmma operand in registers, the in-kernel converter's or transform warps' source) gets
+// a full copy that the same pre-pass writes unrounded into the workspace first.
 #pragma once
 
 #include <cuda.h>
 
 #include <map>
-#include <memory>
 #include <mutex>
 #include <tuple>
 
-#include "codegen/kernel_config.hpp"
 #include "compile/compiler.hpp"
 #include "cuda/module.hpp"
 #include "exec/compiled_module.hpp"
-#include "jitgemm/problem.hpp"
+#include "exec/launch_plan.hpp"
 
 namespace jitgemm {
 
@@ -37,24 +34,35 @@ class TemplateStore;
 
 class GemmLauncher {
  public:
-  // `sm_count`: persistent kernels launch at most one CTA per SM.
+  // `sm_count`: the device's SMs (persistent kernels launch at most one CTA per SM).
   GemmLauncher(const Compiler& compiler, const TemplateStore& templates, int sm_count);
 
-  // Bytes of device workspace `config` needs on `p` (0: none).
-  size_t workspace_bytes(const KernelConfig& config, const GemmProblem& p) const;
+  // The plan of `config` on problems of `key` on this device; `main` is the compiled kernel
+  // (its co-resident clusters bound CTA-pair grids). Throws InvalidArgument / NotSupported when
+  // it cannot run.
+  LaunchPlan plan(const cuda::Function& main, const KernelConfig& config, const ProblemKey& key);
 
-  // Runs the main kernel `main` (compiled from `config`) and whatever its family needs.
-  // `workspace` holds workspace_bytes(config, p) bytes, 256-byte aligned. Thread-safe.
+  // Runs `plan`'s main kernel `main` and whatever its family needs on a call `p` of the plan's
+  // key (sizes, transposes and structure as planned; p gives the leading dimensions, alpha and
+  // beta). `workspace` holds plan.workspace.total_bytes bytes, 256-byte aligned. Thread-safe.
+  void launch(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main, CUdeviceptr a, CUdeviceptr b,
+              CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
+
+  // One-off launches (tests): the bytes of workspace `config` needs on `p` (whatever the
+  // operands' alignment), and plan-then-launch with the key of `p` at these addresses.
+  size_t workspace_bytes(const KernelConfig& config, const GemmProblem& p) const;
   void launch(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,
               CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
 
  private:
-  // The workspace without the copies of expand_symmetric.
-  size_t main_workspace_bytes(const KernelConfig& config, const GemmProblem& p) const;
-  void launch_split_k(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,
-                      CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) const;
-  void launch_wgmma(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,
+  void launch_split_k(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main, CUdeviceptr a,
+                      CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
+  void launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main, CUdeviceptr a,
                     CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
+  // The symmetric operands the plan copies full (PlannedOperand::expanded): a, b and their
+  // leading dimensions replaced by the copies'.
+  void expand_symmetric(const LaunchPlan& plan, CUdeviceptr& a, int64_t& lda, CUdeviceptr& b, int64_t& ldb,
+                        CUdeviceptr workspace, CUstream stream);
   const cuda::Function& split_operand(int planes, bool transpose, int vec, bool symmetric);
   // The pre-pass (tf32/split_operand.cu) over `rows` rows of `k` values of `src` into planes
   // of ld_dst floats per row: planes 2 (tf32x3), 1 (tf32) or 0 (raw copy), from a transposed
@@ -65,11 +73,10 @@ class GemmLauncher {
   };
   void run_split_operand(SplitMode mode, CUdeviceptr src, int64_t ld_src, int64_t rows, int64_t k, CUdeviceptr big,
                          CUdeviceptr small, int64_t ld_dst, CUdeviceptr flag, CUstream stream);
-  // The symmetric operands `config` reads in place, copied full into the workspace: p with
-  // their pointers and leading dimensions replaced (a, b updated).
-  GemmProblem expand_symmetric(const KernelConfig& config, const GemmProblem& p, CUdeviceptr& a, CUdeviceptr& b,
-                               CUdeviceptr workspace, CUstream stream);
   CUtensorMap tensor_map(CUdeviceptr plane, int64_t rows, int64_t k, int64_t ld, int box_rows, int box_k);
+  // CTA-pair kernels: how many SMs their co-resident clusters cover (a persistent grid larger
+  // than that would leave clusters waiting for others to finish).
+  int cluster_slots(const cuda::Function& main, const KernelConfig& config);
 
   const Compiler& compiler_;
   const TemplateStore& templates_;
@@ -81,10 +88,7 @@ class GemmLauncher {
   // Tensor maps encode (address, shape, stride, box): the same address and shape give the
   // same map, so it is encoded once (the cache is emptied at kMaxTensorMaps entries).
   std::map<std::tuple<CUdeviceptr, int64_t, int64_t, int64_t, int, int>, CUtensorMap> tensor_maps_;
-  // CTA-pair kernels: how many SMs their co-resident clusters cover (a persistent grid larger
-  // than that would leave clusters waiting for others to finish).
   std::map<CUfunction, int> cluster_slots_;
-  int cluster_slots(const cuda::Function& main, const KernelConfig& config);
 };
 
 }  // namespace jitgemm

@@ -2,7 +2,6 @@
 
 #include "codegen/source_render.hpp"
 #include "exec/compiled_module.hpp"
-#include "tune/candidate_compiler.hpp"
 
 namespace jitgemm {
 
@@ -22,7 +21,7 @@ const LoadedKernel& KernelCache::get(const KernelConfig& config, const KernelSpe
   std::lock_guard lock(mutex_);
   if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
   const RenderedKernel rendered = render_kernel(config, specialization, templates_);
-  CompiledModule compiled = compile_module(compiler_, rendered.source, rendered.kernel_name, gemm_compile_options());
+  CompiledModule compiled = compile_module(compiler_, rendered.source, rendered.kernel_name, compile_options_for(rendered));
   auto loaded = std::make_unique<LoadedKernel>(LoadedKernel{config, specialization, rendered.kernel_name,
                                                             std::move(compiled.module), std::move(compiled.function)});
   return *kernels_.emplace(key, std::move(loaded)).first->second;

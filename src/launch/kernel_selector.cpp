@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "codegen/candidate_space.hpp"
-#include "codegen/wgmma_candidates.hpp"
 
 namespace jitgemm {
 namespace {
@@ -19,22 +18,17 @@ bool close_enough(const ProblemKey& a, const ProblemKey& b) {
 
 Selection select_kernel(const TuningDatabase& database, const DeviceKey& device, const ProblemKey& key,
                         const Environments& environments) {
-  const auto found = database.lookup(device, key, environments.at(KernelFamily::SimtFp32));
+  const auto found = database.lookup(device, key, environments.at(KernelFamily::Simt));
   // A record is stale when its environment differs from this machine's for its own family.
   const bool stale = found.record != nullptr && !(found.record->environment ==
-                                                   environments.at(found.record->config.family));
+                                                   environments.at(found.record->config.family()));
   if (found.rule == LookupResult::Rule::Exact) return {found.record->config, ServeRule::Exact, stale};
   if (found.rule == LookupResult::Rule::Nearest && close_enough(found.record->problem, key)) {
-    // The record's tiles, with the K split re-derived for this shape: the split is what
-    // keeps the accuracy contract, and it depends on K and the output size.
-    KernelConfig config = found.record->config;
-    if (!is_wgmma(config.family)) config.split_k = default_split_k(key, config);
-    if (!wgmma_runs_in_place(config, key)) {
-      // The record reads an operand in place that this problem's memory does not allow
-      // (alignment): the same tiles fed by the pre-pass, when they fit.
-      config.a_in_registers = 0, config.a_round = 1, config.swap_ab = 0, config.convert_b = 0, config.transform_b = 0;
-      if (!statically_valid(config, StaticLimits{}, nullptr)) return {untuned_config(key), ServeRule::Default, false};
-    }
+    // The record's config made right for this shape by its family (the K split re-derived, an
+    // operand read in place that this problem's memory does not allow fed by the pre-pass).
+    const std::optional<KernelConfig> adapted = rules_of(found.record->config).adapt(found.record->config, key);
+    if (!adapted) return {untuned_config(key), ServeRule::Default, false};
+    const KernelConfig& config = *adapted;
     return {config, ServeRule::Nearest, stale};
   }
   return {untuned_config(key), ServeRule::Default, false};

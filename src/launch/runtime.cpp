@@ -24,6 +24,7 @@
 #include "launch/kernel_selector.hpp"
 #include "launch/memoized_selector.hpp"
 #include "launch/operand_checks.hpp"
+#include "launch/plan_cache.hpp"
 #include "launch/workspace_pool.hpp"
 #include "problem/problem_key.hpp"
 #include "tune/tuner.hpp"
@@ -64,7 +65,7 @@ Environments family_environments(const cuda::DeviceInfo& info, const TemplateSto
       probe.m = probe.n = probe.k = size;
       probe.precision = precision;
       const KernelConfig config = untuned_config(make_problem_key(probe));
-      environments[config.family] =
+      environments[config.family()] =
           current_environment(info, render_kernel(config, KernelSpecialization{}, templates).template_hash);
     }
   return environments;
@@ -89,6 +90,7 @@ struct Runtime::Impl {
   Compiler compiler;
   KernelCache kernels;
   GemmLauncher launcher;
+  PlanCache plans;
   WorkspacePool workspaces;
   std::string database_path;
   mutable std::mutex database_mutex;  // guards selector (the database and its memo)
@@ -135,10 +137,11 @@ void Runtime::gemm(const GemmProblem& problem, const float* a, const float* b, f
   im.count(selection);
   const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
   const LoadedKernel& kernel = im.kernels.get(selection.config, spec);
+  const LaunchPlan plan = im.plans.get(im.launcher, kernel.function, selection.config, key);
   const auto cu_stream = reinterpret_cast<CUstream>(stream);
-  const CUdeviceptr workspace = im.workspaces.get(cu_stream, im.launcher.workspace_bytes(selection.config, problem));
-  im.launcher.launch(kernel.function, selection.config, problem, reinterpret_cast<CUdeviceptr>(a),
-                     reinterpret_cast<CUdeviceptr>(b), reinterpret_cast<CUdeviceptr>(c), workspace, cu_stream);
+  const CUdeviceptr workspace = im.workspaces.get(cu_stream, plan.workspace.total_bytes);
+  im.launcher.launch(plan, problem, kernel.function, reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),
+                     reinterpret_cast<CUdeviceptr>(c), workspace, cu_stream);
 }
 
 double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {

@@ -7,15 +7,9 @@
 #include <thread>
 
 #include "codegen/template_store.hpp"
+#include "exec/compiled_module.hpp"
 
 namespace jitgemm {
-
-CompileOptions gemm_compile_options() {
-  CompileOptions options;
-  options.arch = "sm_90a";
-  options.ptxas_verbose = true;
-  return options;
-}
 
 std::vector<CompiledCandidate> compile_candidates(const std::vector<KernelConfig>& configs,
                                                   const KernelSpecialization& specialization,
@@ -42,7 +36,6 @@ std::vector<CompiledCandidate> compile_candidates(const std::vector<KernelConfig
     if (inserted) unique.push_back(i);
   }
 
-  const CompileOptions options = gemm_compile_options();
   std::atomic<size_t> next{0};
   std::mutex progress_mutex;
   size_t done = 0;
@@ -50,7 +43,8 @@ std::vector<CompiledCandidate> compile_candidates(const std::vector<KernelConfig
     for (size_t u = next++; u < unique.size(); u = next++) {
       CompiledCandidate& result = results[unique[u]];
       try {
-        result.outcome = compiler.compile(result.rendered.source, result.rendered.kernel_name, options);
+        result.outcome = compiler.compile(result.rendered.source, result.rendered.kernel_name,
+                                          compile_options_for(result.rendered));
       } catch (const std::exception& e) {  // a thread must not throw; the failure becomes data
         result.outcome.ok = false;
         result.outcome.log = e.what();

@@ -34,7 +34,4 @@ std::vector<CompiledCandidate> compile_candidates(const std::vector<KernelConfig
                                                   const Compiler& compiler, const TemplateStore& templates,
                                                   int jobs, const CompileProgress& progress = {});
 
-// The NVRTC options every GEMM kernel is built with.
-CompileOptions gemm_compile_options();
-
 }  // namespace jitgemm

@@ -159,14 +159,13 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
       try {
         modules.push_back(load_module(cand.outcome.kernel, cand.rendered.kernel_name));
         const cuda::Function fn = modules.back().function;
-        const size_t workspace_bytes = launcher.workspace_bytes(cand.config, problem);
-        if (workspace_bytes > ws.workspace.size()) {
+        const LaunchPlan plan = launcher.plan(fn, cand.config, result.key);
+        if (plan.workspace.total_bytes > ws.workspace.size()) {
           JITGEMM_CU(cu.cuStreamSynchronize(stream.get()), "before growing the workspace");
-          ws.workspace = cuda::DeviceBuffer(workspace_bytes);
+          ws.workspace = cuda::DeviceBuffer(plan.workspace.total_bytes);
         }
-        const KernelConfig config = cand.config;
-        launchers[i] = [&ws, &launcher, fn, config](const GemmProblem& p, CUstream s) {
-          launcher.launch(fn, config, p, ws.a.get(), ws.b.get(), ws.c.get(), ws.workspace.get(), s);
+        launchers[i] = [&ws, &launcher, fn, plan](const GemmProblem& p, CUstream s) {
+          launcher.launch(plan, p, fn, ws.a.get(), ws.b.get(), ws.c.get(), ws.workspace.get(), s);
         };
         support.fill_value(ws.c.get(), c_elements, NAN, stream.get());
         launchers[i](verify_problem, stream.get());

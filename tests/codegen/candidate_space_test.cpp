@@ -60,7 +60,7 @@ TEST(CandidateSpace, TilesFollowTheProblemSize) {
   const auto big = candidate_space(key_of(4096, 4096, 4096));
   EXPECT_TRUE(std::any_of(big.begin(), big.end(), [](const KernelConfig& c) { return c.block_m == 256; }));
   EXPECT_TRUE(std::any_of(big.begin(), big.end(), [](const KernelConfig& c) { return c.block_n == 256; }));
-  EXPECT_TRUE(std::any_of(big.begin(), big.end(), [](const KernelConfig& c) { return c.thread_n == 16; }));
+  EXPECT_TRUE(std::any_of(big.begin(), big.end(), [](const KernelConfig& c) { return c.simt().thread_n == 16; }));
   EXPECT_TRUE(std::any_of(big.begin(), big.end(), [](const KernelConfig& c) { return c.stages == 5; }));
   EXPECT_TRUE(std::any_of(big.begin(), big.end(), [](const KernelConfig& c) { return c.block_k == 32; }));
 }
@@ -82,7 +82,7 @@ TEST(CandidateSpace, SampleIsSmallValidAndPartOfTheLargeSpace) {
   for (const KernelConfig& c : sample) {
     EXPECT_TRUE(contains(space, c)) << c.name();
     stages.insert(c.stages), block_k.insert(c.block_k);
-    frags_m.insert(c.thread_m / 4), frags_n.insert(c.thread_n / 4);
+    frags_m.insert(c.simt().thread_m / 4), frags_n.insert(c.simt().thread_n / 4);
   }
   EXPECT_TRUE(stages.contains(2) && stages.contains(5));
   EXPECT_EQ(block_k, (std::set<int>{8, 16, 32}));
@@ -115,12 +115,14 @@ TEST(CandidateSpace, DefaultRule) {
 
 TEST(CandidateSpace, TensorCorePrecisionsGetTheWgmmaFamilies) {
   // The fp32 space stays SIMT; tf32x3 and tf32 get their wgmma family (wgmma_candidates_test.cpp).
-  for (const KernelConfig& c : candidate_space(key_of(64, 64, 64))) EXPECT_EQ(c.family, KernelFamily::SimtFp32);
+  for (const KernelConfig& c : candidate_space(key_of(64, 64, 64))) EXPECT_EQ(c.family(), KernelFamily::Simt);
   ProblemKey key = key_of(64, 64, 64);
   key.precision = Precision::TF32x3;
-  EXPECT_EQ(default_config(key).family, KernelFamily::WgmmaTf32x3);
+  EXPECT_EQ(default_config(key).family(), KernelFamily::Wgmma);
+  EXPECT_EQ(default_config(key).precision, Precision::TF32x3);
   key.precision = Precision::TF32;
-  EXPECT_EQ(default_config(key).family, KernelFamily::WgmmaTf32);
+  EXPECT_EQ(default_config(key).family(), KernelFamily::Wgmma);
+  EXPECT_EQ(default_config(key).precision, Precision::TF32);
 }
 
 TEST(StaticValidity, RejectionsSayWhy) {
@@ -139,10 +141,10 @@ TEST(StaticValidity, RejectionsSayWhy) {
   c.block_k = 12;
   EXPECT_NE(why_not(c).find("block_k=12"), std::string::npos);
   c = KernelConfig{};
-  c.thread_m = 6;
+  c.simt().thread_m = 6;
   EXPECT_NE(why_not(c).find("float4"), std::string::npos);
   c = KernelConfig{};
-  c.warps_m = 8, c.warps_n = 8;  // 2048 threads
+  c.simt().warps_m = 8, c.simt().warps_n = 8;  // 2048 threads
   EXPECT_NE(why_not(c).find("threads"), std::string::npos);
   c = KernelConfig::parse("simt_fp32_256x128x32_w4x2_t8x16_s5_k1_g8");
   EXPECT_NE(why_not(c).find("shared memory"), std::string::npos);
@@ -162,18 +164,18 @@ TEST(SharedMemory, MatchesTheTemplateLayout) {
 
 TEST(LaunchGeometry, GridCoversTheOutput) {
   const KernelConfig c = KernelConfig::parse("simt_fp32_64x128x16_w2x2_t8x8_s3_k1_g8");
-  const LaunchGeometry g = launch_geometry(c, 4096, 4096, 4096);
+  const LaunchGeometry g = launch_geometry(c, 4096, 4096, 4096, kLargestHopperSms);
   EXPECT_EQ(g.grid_x, 64u * 32u);
   EXPECT_EQ(g.grid_y, 1u);
   EXPECT_EQ(g.grid_z, 1u);
   EXPECT_EQ(g.block_x, 128u);
   EXPECT_EQ(g.smem_bytes, shared_memory_bytes(c));
-  EXPECT_EQ(launch_geometry(c, 1, 1, 1).grid_x, 1u);
-  EXPECT_EQ(launch_geometry(c, 65, 129, 1).grid_x, 4u);
-  EXPECT_THROW(launch_geometry(c, 0, 1, 1), InvalidArgument);
-  EXPECT_THROW(launch_geometry(c, 1, 1, int64_t{1} << 31), InvalidArgument);
+  EXPECT_EQ(launch_geometry(c, 1, 1, 1, kLargestHopperSms).grid_x, 1u);
+  EXPECT_EQ(launch_geometry(c, 65, 129, 1, kLargestHopperSms).grid_x, 4u);
+  EXPECT_THROW(launch_geometry(c, 0, 1, 1, kLargestHopperSms), InvalidArgument);
+  EXPECT_THROW(launch_geometry(c, 1, 1, int64_t{1} << 31, kLargestHopperSms), InvalidArgument);
   try {
-    launch_geometry(c, 64, -3, 1);
+    launch_geometry(c, 64, -3, 1, kLargestHopperSms);
     FAIL();
   } catch (const InvalidArgument& e) {
     EXPECT_NE(std::string(e.what()).find("N=-3"), std::string::npos) << e.what();
@@ -204,7 +206,7 @@ TEST(SplitK, SlicesAreALaunchParameterNotACompiledOne) {
   key.m = key.n = 64, key.k = 4096;
   KernelConfig c = default_config(key);
   ASSERT_GT(c.split_k, 1);
-  EXPECT_EQ(launch_geometry(c, 64, 64, 4096).grid_y, static_cast<unsigned>(c.split_k));
+  EXPECT_EQ(launch_geometry(c, 64, 64, 4096, kLargestHopperSms).grid_y, static_cast<unsigned>(c.split_k));
   const RenderedKernel split = render_kernel(c, KernelSpecialization{});
   c.split_k = 1;
   const RenderedKernel plain = render_kernel(c, KernelSpecialization{});

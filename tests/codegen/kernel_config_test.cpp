@@ -32,14 +32,15 @@ TEST(KernelConfig, NameParseRoundTripsEveryCandidate) {
 
 TEST(KernelConfig, ParseReadsEveryField) {
   const KernelConfig c = KernelConfig::parse("simt_fp32_256x64x32_w4x1_t16x8_s5_k2_g16");
-  EXPECT_EQ(c.family, KernelFamily::SimtFp32);
+  EXPECT_EQ(c.family(), KernelFamily::Simt);
+  EXPECT_EQ(c.precision, Precision::FP32);
   EXPECT_EQ(c.block_m, 256);
   EXPECT_EQ(c.block_n, 64);
   EXPECT_EQ(c.block_k, 32);
-  EXPECT_EQ(c.warps_m, 4);
-  EXPECT_EQ(c.warps_n, 1);
-  EXPECT_EQ(c.thread_m, 16);
-  EXPECT_EQ(c.thread_n, 8);
+  EXPECT_EQ(c.simt().warps_m, 4);
+  EXPECT_EQ(c.simt().warps_n, 1);
+  EXPECT_EQ(c.simt().thread_m, 16);
+  EXPECT_EQ(c.simt().thread_n, 8);
   EXPECT_EQ(c.stages, 5);
   EXPECT_EQ(c.split_k, 2);
   EXPECT_EQ(c.raster_group, 16);
@@ -60,17 +61,32 @@ TEST(KernelConfig, ParseRejectsDamagedNamesWithTheName) {
   }
 }
 
-TEST(KernelConfig, FamilyNames) {
-  EXPECT_EQ(to_string(KernelFamily::SimtFp32), "simt_fp32");
-  EXPECT_EQ(parse_kernel_family("simt_fp32"), KernelFamily::SimtFp32);
-  EXPECT_THROW(parse_kernel_family("SIMT_FP32"), InvalidArgument);
-  try {
-    parse_kernel_family("wgmma", "record 3 family");
-    FAIL();
-  } catch (const InvalidArgument& e) {
-    EXPECT_NE(std::string(e.what()).find("record 3 family"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("simt_fp32"), std::string::npos) << e.what();
+TEST(KernelConfig, FamilyAndPrecisionNames) {
+  EXPECT_EQ(to_string(KernelFamily::Simt), "simt");
+  EXPECT_EQ(to_string(KernelFamily::MmaSync), "mma");
+  EXPECT_EQ(to_string(KernelFamily::Wgmma), "wgmma");
+  EXPECT_EQ(KernelConfig::parse("mma_tf32_64x64x32_w2x2_s3_a0_k4_g8").precision, Precision::TF32);
+  EXPECT_EQ(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8").family(), KernelFamily::Wgmma);
+  // A family that does not compute the precision, and an unknown precision, name themselves.
+  for (const char* bad : {"simt_tf32_128x128x8_w2x4_t8x8_s3_k1_g8", "wgmma_fp32_128x128x32_c2_s3_a32_b1_m0_g8",
+                          "mma_bf16_64x64x32_w2x2_s3_a0_k4_g8"}) {
+    try {
+      KernelConfig::parse(bad);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos) << e.what();
+    }
   }
+}
+
+TEST(KernelConfig, TheFamilysParametersAreTheOnlyOnes) {
+  KernelConfig c = make_config(KernelFamily::Wgmma, Precision::TF32x3);
+  EXPECT_NO_THROW(c.wgmma());
+  EXPECT_THROW(c.simt(), std::bad_variant_access);
+  EXPECT_THROW(c.mma_sync(), std::bad_variant_access);
+  EXPECT_EQ(c.if_wgmma(), &c.wgmma());
+  EXPECT_EQ(KernelConfig{}.if_wgmma(), nullptr);
+  EXPECT_EQ(KernelConfig{}.family(), KernelFamily::Simt);
 }
 
 TEST(KernelSpecialization, Suffix) {

@@ -1,7 +1,8 @@
 // The mma.sync (mma_tf32x3, mma_tf32) candidate space: validity, pruning, names, defaults,
 // the sample, which problems get the family (tuning_candidates, untuned_config), launch
 // geometry and rendering.
-#include "codegen/mma_sync_candidates.hpp"
+#include "codegen/candidate_space.hpp"
+#include "codegen/mma_sync_family.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,7 @@
 #include <unordered_set>
 
 #include "codegen/source_render.hpp"
-#include "compile/hash.hpp"
+#include "common/hash.hpp"
 #include "jitgemm/error.hpp"
 #include "candidate_keys.hpp"
 
@@ -46,9 +47,8 @@ TEST(MmaSyncCandidates, EveryCandidateIsStaticallyValidAndOfTheMode) {
     for (const KernelConfig& c : space) {
       std::string why;
       EXPECT_TRUE(statically_valid(c, StaticLimits{}, &why)) << c.name() << ": " << why;
-      EXPECT_EQ(c.family, mma_family_for(key.precision)) << c.name();
-      EXPECT_EQ(precision_of(c.family), key.precision) << c.name();
-      EXPECT_TRUE(is_mma_sync(c.family) && is_tensor_core(c.family) && !is_wgmma(c.family)) << c.name();
+      EXPECT_EQ(c.family(), KernelFamily::MmaSync) << c.name();
+      EXPECT_EQ(c.precision, key.precision) << c.name();
       EXPECT_LE(estimated_registers(c), 255) << c.name();
       names.insert(c.name());
     }
@@ -67,7 +67,7 @@ TEST(MmaSyncCandidates, PrunedToTheProblemAndItsSplits) {
   const auto layouts_of = [](const std::vector<KernelConfig>& space) {
     std::set<std::string> layouts;
     for (const KernelConfig& c : space)
-      layouts.insert(fmt::format("{}x{}_w{}x{}", c.block_m, c.block_n, c.warps_m, c.warps_n));
+      layouts.insert(fmt::format("{}x{}_w{}x{}", c.block_m, c.block_n, c.mma_sync().warps_m, c.mma_sync().warps_n));
     return layouts.size();
   };
   const auto big = mma_candidate_space(key_of(Precision::TF32x3, 4096, 4096, 64));
@@ -75,9 +75,9 @@ TEST(MmaSyncCandidates, PrunedToTheProblemAndItsSplits) {
   EXPECT_EQ(layouts_of(mma_candidate_space(key_of(Precision::TF32, 4096, 4096, 64))), 5u);
   EXPECT_LE(big.size(), 80u);  // a pruned space: tiles x block_k x stages x blocks x splits {1, 2}
   // tf32x3 is always blocked, blocks inside a slice; tf32 unblocked or blocks of block_k.
-  for (const KernelConfig& c : big) EXPECT_TRUE(c.acc_block_k > 0 && c.block_k % c.acc_block_k == 0) << c.name();
+  for (const KernelConfig& c : big) EXPECT_TRUE(c.mma_sync().acc_block_k > 0 && c.block_k % c.mma_sync().acc_block_k == 0) << c.name();
   for (const KernelConfig& c : mma_candidate_space(key_of(Precision::TF32, 4096, 4096, 64)))
-    EXPECT_TRUE(c.acc_block_k == 0 || c.acc_block_k == c.block_k) << c.name();
+    EXPECT_TRUE(c.mma_sync().acc_block_k == 0 || c.mma_sync().acc_block_k == c.block_k) << c.name();
   // Long K on a small output: split 1 and the split_k_choices of each tile.
   const ProblemKey long_k = key_of(Precision::TF32x3, 64, 64, 4096);
   const auto space = mma_candidate_space(long_k);
@@ -108,7 +108,8 @@ TEST(MmaSyncCandidates, SampleIsValidSmallAndHoldsTheDefaultTiles) {
     for (const KernelConfig& c : sample) {
       std::string why;
       EXPECT_TRUE(statically_valid(c, StaticLimits{}, &why)) << c.name() << ": " << why;
-      EXPECT_EQ(c.family, mma_family_for(p));
+      EXPECT_EQ(c.family(), KernelFamily::MmaSync);
+      EXPECT_EQ(c.precision, p);
       EXPECT_EQ(c.split_k, 1) << c.name();
     }
     for (const ProblemKey& key : small_keys())
@@ -128,14 +129,14 @@ TEST(MmaSyncCandidates, TensorCoreModesGetTheMmaFamilyWhereWgmmaDoesNotPay) {
     fp32.precision = Precision::FP32;
     bool has_mma = false, has_wgmma = false, has_x3_mma = false, has_simt = false;
     for (const KernelConfig& c : all) {
-      if (tf32 && c.family == KernelFamily::MmaTf32x3)
+      if (tf32 && c.family() == KernelFamily::MmaSync && c.precision == Precision::TF32x3)
         has_x3_mma = true;
-      else if (tf32 && c.family == KernelFamily::SimtFp32)
+      else if (tf32 && c.family() == KernelFamily::Simt)
         has_simt = true;
       else
-        EXPECT_EQ(precision_of(c.family), key.precision) << c.name();
-      has_mma |= is_mma_sync(c.family);
-      has_wgmma |= is_wgmma(c.family);
+        EXPECT_EQ(c.precision, key.precision) << c.name();
+      has_mma |= c.family() == KernelFamily::MmaSync;
+      has_wgmma |= c.family() == KernelFamily::Wgmma;
     }
     EXPECT_TRUE(has_mma && has_wgmma) << key.canonical();
     EXPECT_EQ(has_x3_mma, tf32) << key.canonical();
@@ -148,7 +149,7 @@ TEST(MmaSyncCandidates, TensorCoreModesGetTheMmaFamilyWhereWgmmaDoesNotPay) {
       EXPECT_EQ(untuned, mma_default_config(x3)) << key.canonical();
     EXPECT_TRUE(contains(all, untuned)) << key.canonical() << ": " << untuned.name();
     const auto sample = tuning_sample(key);
-    EXPECT_TRUE(std::any_of(sample.begin(), sample.end(), [](const KernelConfig& c) { return is_mma_sync(c.family); }));
+    EXPECT_TRUE(std::any_of(sample.begin(), sample.end(), [](const KernelConfig& c) { return c.family() == KernelFamily::MmaSync; }));
   }
   // Where wgmma pays, and in fp32, nothing changes.
   for (Precision p : {Precision::FP32, Precision::TF32x3, Precision::TF32}) {
@@ -158,7 +159,7 @@ TEST(MmaSyncCandidates, TensorCoreModesGetTheMmaFamilyWhereWgmmaDoesNotPay) {
     EXPECT_EQ(untuned_config(key), default_config(key));
   }
   const ProblemKey fp32_small = key_of(Precision::FP32, 7, 7, 7);
-  EXPECT_EQ(untuned_config(fp32_small).family, KernelFamily::SimtFp32);
+  EXPECT_EQ(untuned_config(fp32_small).family(), KernelFamily::Simt);
   EXPECT_EQ(tuning_candidates(fp32_small), candidate_space(fp32_small));
 }
 
@@ -175,20 +176,21 @@ TEST(MmaSyncCandidates, NameParseRoundTripsAndHashesSpread) {
     }
   EXPECT_EQ(hashes.size(), count);
   const KernelConfig c = KernelConfig::parse("mma_tf32x3_128x64x16_w4x2_s4_a16_k8_g4");
-  EXPECT_EQ(c.family, KernelFamily::MmaTf32x3);
+  EXPECT_EQ(c.family(), KernelFamily::MmaSync);
+  EXPECT_EQ(c.precision, Precision::TF32x3);
   EXPECT_EQ(c.block_m, 128);
   EXPECT_EQ(c.block_n, 64);
   EXPECT_EQ(c.block_k, 16);
-  EXPECT_EQ(c.warps_m, 4);
-  EXPECT_EQ(c.warps_n, 2);
+  EXPECT_EQ(c.mma_sync().warps_m, 4);
+  EXPECT_EQ(c.mma_sync().warps_n, 2);
   EXPECT_EQ(c.stages, 4);
-  EXPECT_EQ(c.acc_block_k, 16);
+  EXPECT_EQ(c.mma_sync().acc_block_k, 16);
   EXPECT_EQ(c.split_k, 8);
   EXPECT_EQ(c.raster_group, 4);
   EXPECT_EQ(c.threads(), 256);
-  EXPECT_EQ(KernelConfig::parse("mma_tf32_64x64x32_w2x2_s3_a0_k1_g8").family, KernelFamily::MmaTf32);
-  EXPECT_EQ(parse_kernel_family("mma_tf32x3"), KernelFamily::MmaTf32x3);
-  EXPECT_EQ(to_string(KernelFamily::MmaTf32), "mma_tf32");
+  EXPECT_EQ(KernelConfig::parse("mma_tf32_64x64x32_w2x2_s3_a0_k1_g8").family(), KernelFamily::MmaSync);
+  EXPECT_EQ(KernelConfig::parse("mma_tf32_64x64x32_w2x2_s3_a0_k1_g8").precision, Precision::TF32);
+  EXPECT_EQ(to_string(KernelFamily::MmaSync), "mma");
   for (const char* bad : {"mma_tf32x3_128x128x32", "mma_tf32x3_128x128x32_w2x4_s3_a32_k1",
                           "mma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8", "mma_tf32x3_128x128x32_w2x4_t8x8_s3_k1_g8",
                           "mma_tf32_128x128x32_w2x4_s3_a-1_k1_g8", "mma_tf32x4_128x128x32_w2x4_s3_a32_k1_g8"})
@@ -213,22 +215,21 @@ TEST(MmaSyncCandidates, StaticValidityMirrorsTheTemplate) {
   EXPECT_NE(why_not("mma_tf32x3_128x128x32_w2x4_s3_a32_k3_g8").find("split_k=3"), std::string::npos);
   EXPECT_NE(why_not("mma_tf32x3_256x256x64_w4x8_s4_a32_k1_g8").find("shared memory"), std::string::npos);
   EXPECT_NE(why_not("mma_tf32x3_64x128x32_w2x2_s3_a32_k1_g8").find("registers"), std::string::npos);  // spilled
+  // Another family's fields cannot be set on an mma config (KernelConfig::params), and the
+  // family computes tensor-core precisions only.
   KernelConfig c = KernelConfig::parse("mma_tf32_64x64x32_w2x2_s3_a0_k1_g8");
-  c.thread_m = 4;
+  EXPECT_THROW(c.simt(), std::bad_variant_access);
+  c.precision = Precision::FP32;
   std::string why;
   EXPECT_FALSE(statically_valid(c, {}, &why));
-  EXPECT_NE(why.find("SIMT field"), std::string::npos) << why;
-  c = KernelConfig::parse("mma_tf32_64x64x32_w2x2_s3_a0_k1_g8");
-  c.sum_blocks = 16;
-  EXPECT_FALSE(statically_valid(c, {}, &why));
-  EXPECT_NE(why.find("wgmma fields"), std::string::npos) << why;
+  EXPECT_NE(why.find("fp32"), std::string::npos) << why;
 }
 
 TEST(MmaSyncCandidates, SharedMemoryAndLaunchLikeSimt) {
   // Per slice max(X x (BK + 8), BK x (X + 4)) floats for A and for B.
   const KernelConfig c = KernelConfig::parse("mma_tf32x3_128x64x32_w4x2_s3_a32_k4_g8");
   EXPECT_EQ(shared_memory_bytes(c), 3u * (128 * 40 + 64 * 40) * 4);
-  const LaunchGeometry g = launch_geometry(c, 1000, 100, 4096);
+  const LaunchGeometry g = launch_geometry(c, 1000, 100, 4096, kLargestHopperSms);
   EXPECT_EQ(g.grid_x, 8u * 2u);
   EXPECT_EQ(g.grid_y, 4u);  // split-K slices
   EXPECT_EQ(g.block_x, 256u);
@@ -245,8 +246,7 @@ TEST(MmaSyncCandidates, RenderedKernelCarriesTheConstantsAndTheSpecialization) {
     EXPECT_NE(r.source.find(line), std::string::npos) << line;
   EXPECT_NE(r.source.find(fmt::format("constexpr int SMEM_BYTES = {};", shared_memory_bytes(c))), std::string::npos);
   EXPECT_EQ(r.threads, 256);
-  EXPECT_EQ(template_path(KernelFamily::MmaTf32x3), "tf32/mma_sync_gemm.cu");
-  EXPECT_EQ(template_path(KernelFamily::MmaTf32), "tf32/mma_sync_gemm.cu");
+  EXPECT_EQ(template_path(KernelFamily::MmaSync), "tf32/mma_sync_gemm.cu");
   EXPECT_EQ(r.template_hash, hash_hex(TemplateStore::active().expand_includes("tf32/mma_sync_gemm.cu")));
   const RenderedKernel x1 = render_kernel(KernelConfig::parse("mma_tf32_64x64x32_w2x2_s3_a0_k1_g8"), {});
   EXPECT_NE(x1.source.find("constexpr int TF32X3 = 0;"), std::string::npos);

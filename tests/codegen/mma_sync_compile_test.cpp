@@ -11,7 +11,8 @@
 #include <cstdlib>
 #include <thread>
 
-#include "codegen/mma_sync_candidates.hpp"
+#include "codegen/candidate_space.hpp"
+#include "codegen/mma_sync_family.hpp"
 #include "codegen/source_render.hpp"
 #include "compile/compiler.hpp"
 #include "compile_all.hpp"

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "codegen/candidate_space.hpp"
-#include "compile/hash.hpp"
+#include "common/hash.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -40,7 +40,7 @@ TEST(SourceRender, TemplateHashCoversTheTemplateOnly) {
   EXPECT_EQ(a.template_hash.size(), 32u);
   EXPECT_EQ(a.template_hash, b.template_hash);
   EXPECT_NE(a.source, b.source);
-  EXPECT_EQ(a.template_hash, hash_hex(TemplateStore::active().expand_includes(template_path(KernelFamily::SimtFp32))));
+  EXPECT_EQ(a.template_hash, hash_hex(TemplateStore::active().expand_includes(template_path(KernelFamily::Simt))));
 }
 
 TEST(SourceRender, EveryKernelNameIsUniqueAndAnIdentifier) {
@@ -57,7 +57,7 @@ TEST(SourceRender, EveryKernelNameIsUniqueAndAnIdentifier) {
 
 TEST(SourceRender, RejectsInvalidConfigsAndSpecializations) {
   KernelConfig bad;
-  bad.thread_n = 16;  // 128x128 over 2x4 warps with 8x16 threads leaves 16 lanes idle
+  bad.simt().thread_n = 16;  // 128x128 over 2x4 warps with 8x16 threads leaves 16 lanes idle
   try {
     render_kernel(bad, KernelSpecialization{});
     FAIL();
@@ -68,7 +68,7 @@ TEST(SourceRender, RejectsInvalidConfigsAndSpecializations) {
   EXPECT_THROW(render_kernel(KernelConfig{}, KernelSpecialization{Op::N, Op::N, 2, 4, 4}), InvalidArgument);
 }
 
-TEST(SourceRender, TemplatePathPerFamily) { EXPECT_EQ(template_path(KernelFamily::SimtFp32), "fp32/simt_gemm.cu"); }
+TEST(SourceRender, TemplatePathPerFamily) { EXPECT_EQ(template_path(KernelFamily::Simt), "fp32/simt_gemm.cu"); }
 
 }  // namespace
 }  // namespace jitgemm

@@ -103,7 +103,7 @@ INSTANTIATE_TEST_SUITE_P(DistinctSpecializations, FullSweep, ::testing::ValuesIn
 
 TEST(TemplateCompiles, OnItsOwnWithTheDefaults) {
   // Kernel development: the template without a generated prologue uses its own defaults.
-  const std::string unit = TemplateStore::active().expand_includes(template_path(KernelFamily::SimtFp32));
+  const std::string unit = TemplateStore::active().expand_includes(template_path(KernelFamily::Simt));
   const CompileOutcome out = Compiler(std::nullopt).compile(unit, "simt_gemm_fp32", CompileOptions{});
   ASSERT_TRUE(out.ok) << out.log;
   EXPECT_FALSE(out.kernel.resources.spills()) << out.kernel.resources.to_string();

@@ -1,6 +1,7 @@
 // The wgmma (tf32x3, tf32) candidate space: validity, pruning rules, names, defaults, the
 // sample, launch geometry, and rendering of the main kernel and the pre-pass.
-#include "codegen/wgmma_candidates.hpp"
+#include "codegen/candidate_space.hpp"
+#include "codegen/wgmma_family.hpp"
 
 #include <gtest/gtest.h>
 
@@ -36,9 +37,6 @@ std::string why_not(const std::string& name) {
   return why;
 }
 
-KernelFamily family_of(const ProblemKey& key) {
-  return key.precision == Precision::TF32x3 ? KernelFamily::WgmmaTf32x3 : KernelFamily::WgmmaTf32;
-}
 
 TEST(WgmmaCandidates, EveryCandidateIsStaticallyValidAndOfTheFamily) {
   for (const ProblemKey& key : keys_to_check()) {
@@ -48,11 +46,12 @@ TEST(WgmmaCandidates, EveryCandidateIsStaticallyValidAndOfTheFamily) {
     for (const KernelConfig& c : space) {
       std::string why;
       EXPECT_TRUE(statically_valid(c, StaticLimits{}, &why)) << c.name() << ": " << why;
-      EXPECT_EQ(c.family, family_of(key)) << c.name();
+      EXPECT_EQ(c.family(), KernelFamily::Wgmma) << c.name();
+      EXPECT_EQ(c.precision, key.precision) << c.name();
       EXPECT_EQ(c.split_k, 1) << c.name();
-      EXPECT_EQ(c.block_m, 64 * c.consumers) << c.name();
+      EXPECT_EQ(c.block_m, 64 * c.wgmma().consumers) << c.name();
       EXPECT_LE(shared_memory_bytes(c), 227u * 1024) << c.name();
-      EXPECT_NE(c.acc_block_k, 64) << c.name();  // missed the tf32x3 contract on an H200
+      EXPECT_NE(c.wgmma().acc_block_k, 64) << c.name();  // missed the tf32x3 contract on an H200
       names.insert(c.name());
     }
     EXPECT_EQ(names.size(), space.size()) << key.canonical();
@@ -66,12 +65,12 @@ TEST(WgmmaCandidates, LongKAddsTheTwoLevelSumAndTf32Blocks) {
   const auto has = [](const std::vector<KernelConfig>& s, auto pred) { return std::any_of(s.begin(), s.end(), pred); };
   const auto x3_short = candidate_space(key_of(Precision::TF32x3, 4096, 4096, 4096));
   const auto x3_long = candidate_space(key_of(Precision::TF32x3, 256, 256, 524288));
-  EXPECT_FALSE(has(x3_short, [](const KernelConfig& c) { return c.sum_blocks > 0; }));
-  EXPECT_TRUE(has(x3_long, [](const KernelConfig& c) { return c.sum_blocks == 16; }));
+  EXPECT_FALSE(has(x3_short, [](const KernelConfig& c) { return c.wgmma().sum_blocks > 0; }));
+  EXPECT_TRUE(has(x3_long, [](const KernelConfig& c) { return c.wgmma().sum_blocks == 16; }));
   const auto x1_short = candidate_space(key_of(Precision::TF32, 4096, 4096, 256));
   const auto x1_long = candidate_space(key_of(Precision::TF32, 4096, 4096, 16384));
-  EXPECT_FALSE(has(x1_short, [](const KernelConfig& c) { return c.acc_block_k > 0; }));
-  EXPECT_TRUE(has(x1_long, [](const KernelConfig& c) { return c.acc_block_k == 1024; }));
+  EXPECT_FALSE(has(x1_short, [](const KernelConfig& c) { return c.wgmma().acc_block_k > 0; }));
+  EXPECT_TRUE(has(x1_long, [](const KernelConfig& c) { return c.wgmma().acc_block_k == 1024; }));
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 256, 256, 524288)).name(),
             "wgmma_tf32x3_128x96x32_c2_s3_a32_b1_m16_g8");
   EXPECT_EQ(default_config(key_of(Precision::TF32, 256, 256, 524288)).name(), "wgmma_tf32_128x128x32_c2_s6_a256_b1_m0_g8");
@@ -108,18 +107,19 @@ TEST(WgmmaCandidates, NameParseRoundTripsAndHashesSpread) {
     }
   EXPECT_EQ(hashes.size(), count);
   const KernelConfig c = KernelConfig::parse("wgmma_tf32x3_128x192x16_c2_s5_a32_b2_m16_g4");
-  EXPECT_EQ(c.family, KernelFamily::WgmmaTf32x3);
+  EXPECT_EQ(c.family(), KernelFamily::Wgmma);
+  EXPECT_EQ(c.precision, Precision::TF32x3);
   EXPECT_EQ(c.block_m, 128);
   EXPECT_EQ(c.block_n, 192);
   EXPECT_EQ(c.block_k, 16);
-  EXPECT_EQ(c.consumers, 2);
+  EXPECT_EQ(c.wgmma().consumers, 2);
   EXPECT_EQ(c.stages, 5);
-  EXPECT_EQ(c.acc_block_k, 32);
-  EXPECT_EQ(c.acc_buffers, 2);
-  EXPECT_EQ(c.sum_blocks, 16);
+  EXPECT_EQ(c.wgmma().acc_block_k, 32);
+  EXPECT_EQ(c.wgmma().acc_buffers, 2);
+  EXPECT_EQ(c.wgmma().sum_blocks, 16);
   EXPECT_EQ(c.raster_group, 4);
   EXPECT_EQ(c.threads(), 384);
-  EXPECT_EQ(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8").acc_block_k, 0);
+  EXPECT_EQ(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8").wgmma().acc_block_k, 0);
   for (const char* bad : {"wgmma_tf32x3_128x128x32", "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0",
                           "wgmma_tf32x3_128x128x32_w2x4_t8x8_s3_k1_g8", "wgmma_tf32x3_128x128x32_c2_s3_a-1_b1_m0_g8",
                           "simt_fp32_128x128x8_c2_s3_a32_b1_m0_g8"})
@@ -143,11 +143,9 @@ TEST(WgmmaCandidates, StaticValidityMirrorsTheTemplate) {
   split.split_k = 2;
   std::string why;
   EXPECT_FALSE(statically_valid(split, StaticLimits{}, &why));
-  EXPECT_NE(why.find("SIMT-only"), std::string::npos) << why;
-  KernelConfig simt;  // SIMT with a wgmma field off its default: the name could not say so
-  simt.acc_buffers = 2;
-  EXPECT_FALSE(statically_valid(simt, StaticLimits{}, &why));
-  EXPECT_NE(why.find("wgmma fields"), std::string::npos) << why;
+  EXPECT_NE(why.find("split_k=2"), std::string::npos) << why;
+  // A SIMT config has no wgmma fields to set (the name could not say so).
+  EXPECT_THROW(KernelConfig{}.wgmma(), std::bad_variant_access);
   // The template's formula: 1024 + STAGES * PLANES * (BM + BN) * BK * 4 + 16 * STAGES.
   EXPECT_EQ(shared_memory_bytes(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b2_m0_g8")), 197680u);
   EXPECT_EQ(shared_memory_bytes(KernelConfig::parse("wgmma_tf32_128x192x32_c2_s5_a1024_b1_m0_g8")), 205904u);
@@ -155,13 +153,11 @@ TEST(WgmmaCandidates, StaticValidityMirrorsTheTemplate) {
 
 TEST(WgmmaInRegisters, NamesValidityAndSharedMemory) {
   const KernelConfig rs = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs");
-  EXPECT_EQ(rs.a_in_registers, 1);
-  EXPECT_EQ(rs.a_round, 1);
-  EXPECT_EQ(rs.swap_ab, 0);
+  EXPECT_EQ(rs.wgmma().a, WgmmaA::Registers);
+  EXPECT_FALSE(rs.wgmma().swap_ab);
   const KernelConfig rst = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rst_swap");
-  EXPECT_EQ(rst.a_in_registers, 1);
-  EXPECT_EQ(rst.a_round, 0);
-  EXPECT_EQ(rst.swap_ab, 1);
+  EXPECT_EQ(rst.wgmma().a, WgmmaA::RegistersTruncated);
+  EXPECT_TRUE(rst.wgmma().swap_ab);
   EXPECT_EQ(rst.name(), "wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rst_swap");
   EXPECT_NE(KernelConfigHash{}(rs), KernelConfigHash{}(rst));
   for (const char* bad : {"wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_swap_rs", "wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_r",
@@ -171,36 +167,32 @@ TEST(WgmmaInRegisters, NamesValidityAndSharedMemory) {
   EXPECT_EQ(shared_memory_bytes(rs), 1024u + 4u * (128 + 2 * 128) * 32 * 4 + 64);
   std::string why;
   KernelConfig swap_only = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
-  swap_only.swap_ab = 1;
+  swap_only.wgmma().swap_ab = true;
   EXPECT_FALSE(statically_valid(swap_only, StaticLimits{}, &why));
-  EXPECT_NE(why.find("a_in_registers=0"), std::string::npos) << why;
+  EXPECT_NE(why.find("needs A in registers"), std::string::npos) << why;
   EXPECT_FALSE(statically_valid(KernelConfig::parse("wgmma_tf32x3_128x128x16_c2_s6_a16_b1_m0_g8_rs"), StaticLimits{}, &why));
   EXPECT_NE(why.find("32 floats"), std::string::npos) << why;
   EXPECT_FALSE(statically_valid(KernelConfig::parse("wgmma_tf32x3_128x96x32_c2_s4_a32_b2_m0_g8_rs"), StaticLimits{}, &why));
   EXPECT_NE(why.find("spills"), std::string::npos) << why;
   EXPECT_FALSE(statically_valid(KernelConfig::parse("wgmma_tf32_128x192x32_c2_s5_a1024_b1_m0_g8_rs"), StaticLimits{}, &why));
   EXPECT_NE(why.find("registers"), std::string::npos) << why;
-  KernelConfig simt;
-  simt.swap_ab = 1;
-  EXPECT_FALSE(statically_valid(simt, StaticLimits{}, &why));
-  EXPECT_NE(why.find("wgmma fields"), std::string::npos) << why;
 }
 
 TEST(WgmmaConvertB, NamesValiditySharedMemoryAndRendering) {
   const KernelConfig cvt = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_cvt");
-  EXPECT_EQ(cvt.convert_b, 1);
-  EXPECT_EQ(cvt.swap_ab, 1);
+  EXPECT_EQ(cvt.wgmma().b, WgmmaB::Converted);
+  EXPECT_TRUE(cvt.wgmma().swap_ab);
   EXPECT_EQ(cvt.name(), "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_cvt");
   EXPECT_TRUE(statically_valid(cvt, StaticLimits{}, nullptr));
   // The staging tile (64 x 68 floats) and the claimed unit come on top of the ring.
   KernelConfig plain = cvt;
-  plain.convert_b = 0;
+  plain.wgmma().b = WgmmaB::Planes;
   EXPECT_EQ(shared_memory_bytes(cvt), shared_memory_bytes(plain) + 64 * 68 * 4 + 16);
   std::string why;
   for (const char* bad : {"wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_cvt", "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_cvt",
                           "wgmma_tf32_128x128x128_c2_s2_a0_b1_m0_g8_rs_cvt"}) {
     EXPECT_FALSE(statically_valid(KernelConfig::parse(bad), StaticLimits{}, &why)) << bad;
-    EXPECT_NE(why.find("convert_b"), std::string::npos) << bad << ": " << why;
+    EXPECT_NE(why.find("B converted"), std::string::npos) << bad << ": " << why;
   }
   EXPECT_THROW(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_cvt_swap"), InvalidArgument);
   // Swapped, B comes from A: stored M x K (trans_a N) is a row source, K x M (T) a transposed one.
@@ -208,34 +200,35 @@ TEST(WgmmaConvertB, NamesValiditySharedMemoryAndRendering) {
   EXPECT_EQ(nn.kernel_name, "jitgemm_" + cvt.name() + "_mn_bk1");
   EXPECT_NE(nn.source.find("CONVERT_B = 1, CONVERT_TRANSPOSED = 0, CONVERT_VEC = 1;"), std::string::npos);
   KernelConfig unswapped = cvt;
-  unswapped.swap_ab = 0;
+  unswapped.wgmma().swap_ab = false;
   const RenderedKernel tn = render_kernel(unswapped, KernelSpecialization{Op::T, Op::N, 4, 4, 4});
   EXPECT_EQ(tn.kernel_name, "jitgemm_" + unswapped.name() + "_mn_bt4");
   EXPECT_NE(tn.source.find("CONVERT_B = 1, CONVERT_TRANSPOSED = 1, CONVERT_VEC = 4;"), std::string::npos);
   // In the tf32 space with A in registers, never in tf32x3's.
   const auto tf32 = candidate_space(key_of(Precision::TF32, 4096, 4096, 4096));
-  EXPECT_TRUE(std::any_of(tf32.begin(), tf32.end(), [](const KernelConfig& c) { return c.convert_b == 1; }));
-  for (const KernelConfig& c : tf32) EXPECT_TRUE(c.convert_b == 0 || c.a_in_registers == 1) << c.name();
+  EXPECT_TRUE(std::any_of(tf32.begin(), tf32.end(), [](const KernelConfig& c) { return c.wgmma().b == WgmmaB::Converted; }));
+  for (const KernelConfig& c : tf32) EXPECT_TRUE(c.wgmma().b != WgmmaB::Converted || c.wgmma().a_in_registers()) << c.name();
   const auto x3 = candidate_space(key_of(Precision::TF32x3, 4096, 4096, 4096));
-  EXPECT_TRUE(std::none_of(x3.begin(), x3.end(), [](const KernelConfig& c) { return c.convert_b == 1; }));
+  EXPECT_TRUE(std::none_of(x3.begin(), x3.end(), [](const KernelConfig& c) { return c.wgmma().b == WgmmaB::Converted; }));
 }
 
 TEST(WgmmaTransformB, NamesValiditySharedMemoryAndRendering) {
   const KernelConfig tw = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_swap_tw_sk");
-  EXPECT_EQ(tw.transform_b, 1);
-  EXPECT_EQ(tw.swap_ab, 1);
-  EXPECT_EQ(tw.stream_k, 1);
+  EXPECT_EQ(tw.wgmma().b, WgmmaB::Transformed);
+  EXPECT_TRUE(tw.wgmma().swap_ab);
+  EXPECT_EQ(tw.wgmma().schedule, TileSchedule::StreamK);
   EXPECT_EQ(tw.name(), "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_swap_tw_sk");
   std::string why;
   EXPECT_TRUE(statically_valid(tw, StaticLimits{}, &why)) << why;
   // Each stage holds the raw B tile beside its two planes; ready barriers and a word per stage.
   KernelConfig plain = tw;
-  plain.transform_b = 0;
+  plain.wgmma().b = WgmmaB::Planes;
   EXPECT_EQ(shared_memory_bytes(tw), shared_memory_bytes(plain) + 3 * (128 * 32 * 4 + 16));
   EXPECT_NE(KernelConfigHash{}(tw), KernelConfigHash{}(plain));
-  for (const char* bad : {"wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_tw", "wgmma_tf32_128x256x32_c2_s2_a0_b1_m0_g8_rs_cvt_tw",
-                          "wgmma_tf32_128x128x32_c2_s3_a0_b1_m0_g8_rs_tw_x2"})
-    EXPECT_NE(why_not(bad).find("transform_b"), std::string::npos) << bad;
+  for (const char* bad : {"wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_tw", "wgmma_tf32_128x128x32_c2_s3_a0_b1_m0_g8_rs_tw_x2"})
+    EXPECT_NE(why_not(bad).find("B transformed"), std::string::npos) << bad;
+  // B converted and B transformed are two values of one field: the name cannot say both.
+  EXPECT_THROW(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s2_a0_b1_m0_g8_rs_cvt_tw"), InvalidArgument);
   EXPECT_NE(why_not("wgmma_tf32_128x256x32_c2_s3_a0_b1_m0_g8_rs_tw").find("shared memory"), std::string::npos);
   EXPECT_THROW(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s2_a0_b1_m0_g8_rs_tw_cvt"), InvalidArgument);
   const RenderedKernel tn = render_kernel(tw, KernelSpecialization{Op::T, Op::N, 4, 4, 4});
@@ -249,7 +242,7 @@ TEST(WgmmaTransformB, CandidatesWhereTheKernelsBIsStoredMnMajor) {
   // or swapped when A is stored K x M (trans_a T).
   auto transforms = [](const std::vector<KernelConfig>& space, int swap) {
     return std::count_if(space.begin(), space.end(),
-                         [&](const KernelConfig& c) { return c.transform_b == 1 && c.swap_ab == swap; });
+                         [&](const KernelConfig& c) { return c.wgmma().b == WgmmaB::Transformed && c.wgmma().swap_ab == (swap != 0); });
   };
   for (Precision p : {Precision::TF32x3, Precision::TF32}) {
     SCOPED_TRACE(to_string(p));
@@ -258,8 +251,8 @@ TEST(WgmmaTransformB, CandidatesWhereTheKernelsBIsStoredMnMajor) {
     EXPECT_GT(transforms(both, 0), 0);
     EXPECT_GT(transforms(both, 1), 0);
     for (const KernelConfig& c : both) {
-      if (c.transform_b == 0) continue;
-      EXPECT_TRUE(c.a_in_registers == 1 && c.convert_b == 0 && c.cluster == 1) << c.name();
+      if (c.wgmma().b != WgmmaB::Transformed) continue;
+      EXPECT_TRUE(c.wgmma().a_in_registers() && c.wgmma().b != WgmmaB::Converted && c.wgmma().cluster == 1) << c.name();
       EXPECT_TRUE(wgmma_runs_in_place(c, tn)) << c.name();
     }
     const auto nn = candidate_space(key_of(p, 4096, 4096, 4096, Op::N, Op::N));
@@ -278,23 +271,16 @@ TEST(WgmmaTransformB, CandidatesWhereTheKernelsBIsStoredMnMajor) {
 
 TEST(WgmmaStreamK, NamesValidityCandidatesRenderingAndGrid) {
   const KernelConfig sk = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_cvt_sk");
-  EXPECT_EQ(sk.stream_k, 1);
-  EXPECT_EQ(sk.convert_b, 1);
+  EXPECT_EQ(sk.wgmma().schedule, TileSchedule::StreamK);
+  EXPECT_EQ(sk.wgmma().b, WgmmaB::Converted);
   EXPECT_EQ(sk.name(), "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_cvt_sk");
   EXPECT_TRUE(statically_valid(sk, StaticLimits{}, nullptr));
   EXPECT_THROW(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_sk_rs"), InvalidArgument);
-  KernelConfig bad = sk;
-  bad.stream_k = 2;
-  std::string why;
-  EXPECT_FALSE(statically_valid(bad, StaticLimits{}, &why));
-  EXPECT_NE(why.find("stream_k"), std::string::npos) << why;
-  KernelConfig simt;
-  simt.stream_k = 1;
-  EXPECT_FALSE(statically_valid(simt, StaticLimits{}, &why));
-  EXPECT_NE(why.find("stream_k"), std::string::npos) << why;
+  // A schedule is a wgmma parameter: a SIMT config has none to set.
+  EXPECT_THROW(KernelConfig{}.wgmma(), std::bad_variant_access);
   // Shared memory does not change; the template gets STREAM_K.
   KernelConfig plain = sk;
-  plain.stream_k = 0;
+  plain.wgmma().schedule = TileSchedule::DataParallel;
   EXPECT_EQ(shared_memory_bytes(sk), shared_memory_bytes(plain));
   EXPECT_NE(render_kernel(sk, {}).source.find("constexpr int STREAM_K = 1, CLUSTER = 1;\n"), std::string::npos);
   EXPECT_NE(render_kernel(plain, {}).source.find("constexpr int STREAM_K = 0, CLUSTER = 1;\n"), std::string::npos);
@@ -304,30 +290,30 @@ TEST(WgmmaStreamK, NamesValidityCandidatesRenderingAndGrid) {
   for (Precision mode : {Precision::TF32x3, Precision::TF32}) {
     const auto space = candidate_space(key_of(mode, 4096, 4096, 4096));
     for (const KernelConfig& c : space) {
-      if (c.stream_k != 0) continue;
+      if (c.wgmma().schedule == TileSchedule::StreamK) continue;
       KernelConfig with = c;
-      with.stream_k = 1;
+      with.wgmma().schedule = TileSchedule::StreamK;
       EXPECT_EQ(contains(space, with), statically_valid(with, StaticLimits{}, nullptr)) << c.name();
     }
     for (const KernelConfig& c : candidate_space(key_of(mode, 4224, 4096, 4096))) {
       const int64_t tiles = (4224 + c.block_m - 1) / c.block_m * ((4096 + c.block_n - 1) / c.block_n);
-      if (c.stream_k != 0) EXPECT_NE(tiles % 132, 0) << c.name();
+      if (c.wgmma().schedule == TileSchedule::StreamK) EXPECT_NE(tiles % 132, 0) << c.name();
     }
   }
   // Grid: one CTA per SM, and with the tail also for fewer tiles than SMs (down to a K stage
   // per CTA).
-  EXPECT_EQ(launch_geometry(sk, 4096, 4096, 4096).grid_x, 132u);
-  EXPECT_EQ(launch_geometry(sk, 256, 256, 4096).grid_x, 132u);
-  EXPECT_EQ(launch_geometry(plain, 256, 256, 4096).grid_x, 2u);
-  EXPECT_EQ(launch_geometry(sk, 256, 256, 64).grid_x, 2u * 2u);
+  EXPECT_EQ(launch_geometry(sk, 4096, 4096, 4096, kLargestHopperSms).grid_x, 132u);
+  EXPECT_EQ(launch_geometry(sk, 256, 256, 4096, kLargestHopperSms).grid_x, 132u);
+  EXPECT_EQ(launch_geometry(plain, 256, 256, 4096, kLargestHopperSms).grid_x, 2u);
+  EXPECT_EQ(launch_geometry(sk, 256, 256, 64, kLargestHopperSms).grid_x, 2u * 2u);
   // tf32x3 blocks spanning two stages: a unit is two stages, 384 / 16 / 2 = 12 per tile.
   const KernelConfig two_stage = KernelConfig::parse("wgmma_tf32x3_128x128x16_c2_s6_a32_b2_m0_g8_sk");
-  EXPECT_EQ(launch_geometry(two_stage, 384, 384, 384).grid_x, 9u * 12u);
+  EXPECT_EQ(launch_geometry(two_stage, 384, 384, 384, kLargestHopperSms).grid_x, 9u * 12u);
 }
 
 TEST(WgmmaCluster, NamesValidityCandidatesRenderingAndGrid) {
   const KernelConfig pair = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_x2");
-  EXPECT_EQ(pair.cluster, 2);
+  EXPECT_EQ(pair.wgmma().cluster, 2);
   EXPECT_EQ(pair.name(), "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_x2");
   EXPECT_TRUE(statically_valid(pair, StaticLimits{}, nullptr));
   std::string why;
@@ -336,15 +322,11 @@ TEST(WgmmaCluster, NamesValidityCandidatesRenderingAndGrid) {
     EXPECT_FALSE(statically_valid(KernelConfig::parse(bad), StaticLimits{}, &why)) << bad;
     EXPECT_NE(why.find("cluster"), std::string::npos) << bad << ": " << why;
   }
-  KernelConfig simt;
-  simt.cluster = 2;
-  EXPECT_FALSE(statically_valid(simt, StaticLimits{}, &why));
-  EXPECT_NE(why.find("cluster"), std::string::npos) << why;
   // The template gets CLUSTER and the cluster shape; an unpaired kernel no attribute.
   const RenderedKernel k = render_kernel(pair, KernelSpecialization{Op::N, Op::N, 4, 4, 4});
   EXPECT_NE(k.source.find("CLUSTER = 2;\n#define CLUSTER_ATTRIBUTE __cluster_dims__(2, 1, 1)\n"), std::string::npos);
   KernelConfig single = pair;
-  single.cluster = 1;
+  single.wgmma().cluster = 1;
   const RenderedKernel one = render_kernel(single, KernelSpecialization{Op::N, Op::N, 4, 4, 4});
   EXPECT_NE(one.source.find("CLUSTER = 1;\n"), std::string::npos);
   EXPECT_EQ(one.source.find("#define CLUSTER_ATTRIBUTE __cluster_dims__"), std::string::npos);
@@ -352,13 +334,13 @@ TEST(WgmmaCluster, NamesValidityCandidatesRenderingAndGrid) {
   const auto space = candidate_space(key_of(Precision::TF32, 4096, 4096, 4096));
   EXPECT_TRUE(contains(space, pair));
   for (const KernelConfig& c : space)
-    if (c.cluster == 2) EXPECT_TRUE(c.convert_b == 0 && c.stream_k == 0) << c.name();
+    if (c.wgmma().cluster == 2) EXPECT_TRUE(c.wgmma().b != WgmmaB::Converted && c.wgmma().schedule == TileSchedule::DataParallel) << c.name();
   const auto narrow = candidate_space(key_of(Precision::TF32x3, 4096, 96, 4096));
-  EXPECT_TRUE(std::none_of(narrow.begin(), narrow.end(), [](const KernelConfig& c) { return c.cluster == 2; }));
+  EXPECT_TRUE(std::none_of(narrow.begin(), narrow.end(), [](const KernelConfig& c) { return c.wgmma().cluster == 2; }));
   // Grid: whole pairs of CTAs over pairs of tiles (a 13th column of tiles pairs with nothing).
-  EXPECT_EQ(launch_geometry(pair, 4096, 4096, 4096).grid_x, 132u);
+  EXPECT_EQ(launch_geometry(pair, 4096, 4096, 4096, kLargestHopperSms).grid_x, 132u);
   EXPECT_EQ(launch_geometry(pair, 4096, 4096, 4096, 131).grid_x, 130u);
-  EXPECT_EQ(launch_geometry(pair, 256, 13 * 256, 64).grid_x, 2u * 2u * 7u);
+  EXPECT_EQ(launch_geometry(pair, 256, 13 * 256, 64, kLargestHopperSms).grid_x, 2u * 2u * 7u);
   EXPECT_THROW(launch_geometry(pair, 256, 256, 64, 1), InvalidArgument);
 }
 
@@ -369,11 +351,11 @@ TEST(WgmmaCandidates, OneConsumerWarpgroupForProblemsOfFewTiles) {
   // 1000 x 1000: 64 tiles of 128 x 128, fewer than two waves; 4096 x 4096: 1024 tiles.
   for (Precision mode : {Precision::TF32x3, Precision::TF32}) {
     const auto small = candidate_space(key_of(mode, 1000, 1000, 1000));
-    EXPECT_TRUE(std::any_of(small.begin(), small.end(), [](const KernelConfig& c) { return c.consumers == 1; }));
+    EXPECT_TRUE(std::any_of(small.begin(), small.end(), [](const KernelConfig& c) { return c.wgmma().consumers == 1; }));
     for (const KernelConfig& c : small)
-      if (c.consumers == 1) EXPECT_TRUE(c.block_m == 64 && c.cluster == 1 && c.convert_b == 0) << c.name();
+      if (c.wgmma().consumers == 1) EXPECT_TRUE(c.block_m == 64 && c.wgmma().cluster == 1 && c.wgmma().b != WgmmaB::Converted) << c.name();
     const auto large = candidate_space(key_of(mode, 4096, 4096, 4096));
-    EXPECT_TRUE(std::none_of(large.begin(), large.end(), [](const KernelConfig& c) { return c.consumers == 1; }));
+    EXPECT_TRUE(std::none_of(large.begin(), large.end(), [](const KernelConfig& c) { return c.wgmma().consumers == 1; }));
   }
 }
 
@@ -382,12 +364,12 @@ TEST(WgmmaInRegisters, CandidatesOnlyWhereTmaCanReadTheOperandInPlace) {
     ProblemKey key = key_of(p, 4096, 4096, 4096);
     auto count = [](const std::vector<KernelConfig>& space, int swap) {
       return std::count_if(space.begin(), space.end(),
-                           [&](const KernelConfig& c) { return c.a_in_registers == 1 && c.swap_ab == swap; });
+                           [&](const KernelConfig& c) { return c.wgmma().a_in_registers() && c.wgmma().swap_ab == (swap != 0); });
     };
     const auto aligned = candidate_space(key);
     EXPECT_GT(count(aligned, 0), 0) << to_string(p);
     EXPECT_GT(count(aligned, 1), 0) << to_string(p);
-    EXPECT_EQ(std::count_if(aligned.begin(), aligned.end(), [](const KernelConfig& c) { return c.a_round == 0; }) > 0,
+    EXPECT_EQ(std::count_if(aligned.begin(), aligned.end(), [](const KernelConfig& c) { return c.wgmma().a == WgmmaA::RegistersTruncated; }) > 0,
               p == Precision::TF32x3);
     key.vec_a = 1;  // A cannot be read in place: only the swapped ones (B in registers)
     const auto no_a = candidate_space(key);
@@ -396,7 +378,7 @@ TEST(WgmmaInRegisters, CandidatesOnlyWhereTmaCanReadTheOperandInPlace) {
     key.vec_b = 1;
     const auto neither = candidate_space(key);
     EXPECT_EQ(count(neither, 0) + count(neither, 1), 0);
-    for (const KernelConfig& c : representative_sample(key)) EXPECT_EQ(c.a_in_registers, 0) << c.name();
+    for (const KernelConfig& c : representative_sample(key)) EXPECT_FALSE(c.wgmma().a_in_registers()) << c.name();
     EXPECT_FALSE(wgmma_runs_in_place(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs"), key));
     EXPECT_TRUE(wgmma_runs_in_place(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8"), key));
   }
@@ -405,7 +387,7 @@ TEST(WgmmaInRegisters, CandidatesOnlyWhereTmaCanReadTheOperandInPlace) {
 TEST(WgmmaInRegisters, RenderFollowsTheStoredLayoutOfTheRawOperand) {
   const KernelConfig rs = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs");
   KernelConfig swapped = rs;
-  swapped.swap_ab = 1;
+  swapped.wgmma().swap_ab = true;
   // Unswapped, A is raw: K-major when stored M x K (trans_a N). Swapped, B is raw: MN-major
   // when stored K x N (trans_b N).
   const struct {
@@ -431,15 +413,15 @@ TEST(WgmmaInRegisters, RenderFollowsTheStoredLayoutOfTheRawOperand) {
 
 TEST(WgmmaCandidates, LaunchGeometryIsPersistent) {
   const KernelConfig c = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
-  LaunchGeometry g = launch_geometry(c, 4096, 4096, 4096);
+  LaunchGeometry g = launch_geometry(c, 4096, 4096, 4096, kLargestHopperSms);
   EXPECT_EQ(g.grid_x, 132u);
   EXPECT_EQ(g.grid_y, 1u);
   EXPECT_EQ(g.block_x, 384u);
   EXPECT_EQ(g.smem_bytes, 197680u);
-  EXPECT_EQ(launch_geometry(c, 256, 300, 7).grid_x, 2u * 3u);
+  EXPECT_EQ(launch_geometry(c, 256, 300, 7, kLargestHopperSms).grid_x, 2u * 3u);
   EXPECT_EQ(launch_geometry(c, 4096, 4096, 4096, 114).grid_x, 114u);
   EXPECT_THROW(launch_geometry(c, 4096, 4096, 4096, 0), InvalidArgument);
-  EXPECT_THROW(launch_geometry(c, 0, 4096, 4096), InvalidArgument);
+  EXPECT_THROW(launch_geometry(c, 0, 4096, 4096, kLargestHopperSms), InvalidArgument);
 }
 
 TEST(WgmmaRender, MainKernelIgnoresTheSpecialization) {

@@ -65,7 +65,7 @@ TEST_P(WgmmaSampleCompiles, TransformWarpsWithBothOperandsMnMajor) {
   key.trans_a = Op::T;
   std::vector<KernelConfig> transforms;
   for (const KernelConfig& c : representative_sample(key))
-    if (c.transform_b != 0) transforms.push_back(c);
+    if (c.wgmma().b == WgmmaB::Transformed) transforms.push_back(c);
   ASSERT_EQ(transforms.size(), 3u);
   const auto results = compile_all(render_all(transforms, KernelSpecialization{Op::T, Op::N, 4, 4, 4}), 1);
   expect_clean_at_entry_cap(results);

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "compile/compiler.hpp"
-#include "compile/hash.hpp"
+#include "common/hash.hpp"
 #include "jitgemm/error.hpp"
 #include "support/test_support.hpp"
 

@@ -23,9 +23,10 @@ TEST(MmaConfigJson, RoundTripsEveryField) {
                            "mma_tf32_64x64x32_w2x2_s3_a0_k8_g8", "mma_tf32_128x128x32_w4x2_s2_a32_k1_g16"}) {
     const KernelConfig c = KernelConfig::parse(name);
     const json j = c;
-    EXPECT_EQ(j.at("family"), std::string(to_string(c.family))) << name;
-    EXPECT_EQ(j.at("acc_block_k"), c.acc_block_k) << name;  // written even at its default (32)
-    EXPECT_EQ(j.at("warps_m"), c.warps_m) << name;
+    EXPECT_EQ(j.at("family"), "mma") << name;
+    EXPECT_EQ(j.at("precision"), std::string(to_string(c.precision))) << name;
+    EXPECT_EQ(j.at("params").at("acc_block_k"), c.mma_sync().acc_block_k) << name;  // written even at its default (32)
+    EXPECT_EQ(j.at("params").at("warps_m"), c.mma_sync().warps_m) << name;
     EXPECT_EQ(j.at("split_k"), c.split_k) << name;
     EXPECT_EQ(config_from(json::parse(j.dump())), c) << name;
   }
@@ -46,7 +47,9 @@ TEST(MmaConfigJson, RangeErrorsNameTheField) {
   auto error_after = [&](auto edit) { return testing::field_error_after(base, edit); };
   EXPECT_EQ(error_after([](json&) {}), "");
   EXPECT_NE(error_after([](json& j) { j["family"] = "mma_tf64"; }).find("family"), std::string::npos);
-  EXPECT_NE(error_after([](json& j) { j["acc_block_k"] = 12; }).find("acc_block_k"), std::string::npos);
+  EXPECT_NE(error_after([](json& j) { j["precision"] = "fp32"; }).find("precision"), std::string::npos);
+  EXPECT_NE(error_after([](json& j) { j["params"]["thread_m"] = 8; }).find("params.thread_m"), std::string::npos);
+  EXPECT_NE(error_after([](json& j) { j["params"]["acc_block_k"] = 12; }).find("acc_block_k"), std::string::npos);
   EXPECT_NE(error_after([](json& j) { j["block_n"] = 96; }).find("block_n"), std::string::npos);  // powers of two
   EXPECT_NE(error_after([](json& j) { j["split_k"] = 0; }).find("split_k"), std::string::npos);
 }

@@ -31,10 +31,7 @@ inline KernelConfig sample_config(int block_m = 128, int stages = 3) {
   c.block_m = block_m;
   c.block_n = 64;
   c.block_k = 16;
-  c.warps_m = 4;
-  c.warps_n = 2;
-  c.thread_m = 4;
-  c.thread_n = 8;
+  c.simt() = SimtParams{4, 2, 4, 8};
   c.stages = stages;
   c.split_k = 2;
   c.raster_group = 4;

@@ -64,7 +64,7 @@ TEST(TuningDatabaseLoad, RoundTripsEveryRecordThroughAFile) {
 
 TEST(TuningDatabaseLoad, FileIsSortedPrettyAndVersioned) {
   std::string text = three_records().dump();
-  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 1,\n  \"records\": [\n    {\n", 0), 0u) << text.substr(0, 80);
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 2,\n  \"records\": [\n    {\n", 0), 0u) << text.substr(0, 80);
   EXPECT_EQ(text.back(), '\n');
   TuningDatabase db = three_records();
   const std::vector<TuningRecord>& records = db.records();
@@ -94,9 +94,9 @@ TEST(TuningDatabaseLoad, WrongSchemaVersion) {
   json j = valid_json();
   j["schema_version"] = 7;
   std::string message = load_error(j.dump(2));
-  EXPECT_NE(message.find("damaged.json: schema_version: expected 1, got 7"), std::string::npos) << message;
+  EXPECT_NE(message.find("damaged.json: schema_version: expected 2, got 7"), std::string::npos) << message;
   j["schema_version"] = 0;
-  EXPECT_NE(load_error(j.dump()).find("schema_version: expected 1, got 0"), std::string::npos);
+  EXPECT_NE(load_error(j.dump()).find("schema_version: expected 1..2, got 0"), std::string::npos);
   j.erase("schema_version");
   EXPECT_NE(load_error(j.dump()).find("damaged.json: schema_version: missing"), std::string::npos);
 }
@@ -111,9 +111,9 @@ TEST(TuningDatabaseLoad, WrongTypeNamesRecordAndField) {
 
 TEST(TuningDatabaseLoad, MissingFieldNamesRecordAndField) {
   json j = valid_json();
-  j["records"][1]["config"].erase("warps_n");
+  j["records"][1]["config"]["params"].erase("warps_n");
   std::string message = load_error(j.dump(2));
-  EXPECT_NE(message.find("damaged.json: records[1].config.warps_n: missing"), std::string::npos) << message;
+  EXPECT_NE(message.find("damaged.json: records[1].config.params.warps_n: missing"), std::string::npos) << message;
 }
 
 TEST(TuningDatabaseLoad, RangeErrorNamesRecordAndField) {

@@ -72,7 +72,7 @@ TEST(TuningDatabaseSave, DamagedFileIsMovedAsideNotOverwritten) {
 
 TEST(TuningDatabaseSave, NewerSchemaIsNeverReplaced) {
   fs::path path = fs::path(testing::temp_dir("db_newer")) / "tuning.json";
-  const std::string newer = R"({"schema_version": 2, "records": [], "shards": []})";
+  const std::string newer = R"({"schema_version": 3, "records": [], "shards": []})";
   std::ofstream(path) << newer;
   EXPECT_THROW(TuningDatabase::save_merged(path, {sample_record(sample_problem(64, 64, 64))}), DatabaseError);
   EXPECT_EQ(read_text(path), newer);

@@ -60,7 +60,9 @@ TEST(TuningRecord, StoresProblemAsCanonicalStringAndConfigAsFields) {
   json j = r;
   EXPECT_EQ(j.at("problem").get<std::string>(), r.problem.canonical());
   EXPECT_EQ(j.at("config").at("block_m").get<int>(), 128);
-  EXPECT_EQ(j.at("config").at("family").get<std::string>(), "simt_fp32");
+  EXPECT_EQ(j.at("config").at("family").get<std::string>(), "simt");
+  EXPECT_EQ(j.at("config").at("precision").get<std::string>(), "fp32");
+  EXPECT_EQ(j.at("config").at("params").at("warps_m").get<int>(), 4);
   EXPECT_EQ(j.at("candidates").at(2).at("outcome").get<std::string>(), "spills");
 }
 

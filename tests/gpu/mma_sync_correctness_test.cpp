@@ -17,7 +17,7 @@
 #include <array>
 
 #include "codegen/candidate_space.hpp"
-#include "codegen/mma_sync_candidates.hpp"
+#include "codegen/mma_sync_family.hpp"
 #include "exec/gemm_launch.hpp"
 #include "gpu_fixture.hpp"
 #include "launch/kernel_cache.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "codegen/candidate_space.hpp"
-#include "codegen/wgmma_candidates.hpp"
+#include "codegen/wgmma_family.hpp"
 #include "exec/gemm_launch.hpp"
 #include "gpu_fixture.hpp"
 #include "launch/kernel_cache.hpp"
@@ -43,7 +43,7 @@ TEST_P(StreamKTail, MeetsTheContractAndRepeatsBitForBit) {
     const ProblemKey key = make_problem_key(p);
     const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
     for (const KernelConfig& config : representative_sample(key)) {
-      if (config.stream_k == 0 || !wgmma_runs_in_place(config, key)) continue;
+      if (config.wgmma().schedule != TileSchedule::StreamK || !wgmma_runs_in_place(config, key)) continue;
       const LoadedKernel& kernel = kernels.get(config, spec);
       cuda::DeviceBuffer workspace(launcher.workspace_bytes(config, p));
       const int64_t tiles = ((p.m + config.block_m - 1) / config.block_m) * ((p.n + config.block_n - 1) / config.block_n);

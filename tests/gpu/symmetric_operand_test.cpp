@@ -11,8 +11,8 @@
 #include <algorithm>
 
 #include "codegen/candidate_space.hpp"
-#include "codegen/mma_sync_candidates.hpp"
-#include "codegen/wgmma_candidates.hpp"
+#include "codegen/mma_sync_family.hpp"
+#include "codegen/wgmma_family.hpp"
 #include "exec/gemm_launch.hpp"
 #include "gpu_fixture.hpp"
 #include "launch/kernel_cache.hpp"
@@ -50,9 +50,9 @@ TEST_P(SymmetricOperands, OnlyTheLowerTriangleIsRead) {
     if (p.precision != Precision::FP32) configs.push_back(mma_representative_sample(key).front());
     // SIMT tiles with the K split that keeps the fp32 contract on small outputs (as served).
     for (KernelConfig& c : configs)
-      if (c.family == KernelFamily::SimtFp32) c.split_k = default_split_k(key, c);
+      if (c.family() == KernelFamily::Simt) c.split_k = default_split_k(key, c);
     for (const KernelConfig& config : configs) {
-      if (is_wgmma(config.family) && !wgmma_runs_in_place(config, key)) continue;  // the launcher refuses it
+      if (!rules_of(config).runs_in_place(config, key)) continue;  // the launcher refuses it
       const LoadedKernel& kernel = kernels.get(config, spec);
       cuda::DeviceBuffer workspace(std::max<size_t>(4, launcher.workspace_bytes(config, p)));
       ++cases;

@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "codegen/candidate_space.hpp"
-#include "codegen/wgmma_candidates.hpp"
+#include "codegen/wgmma_family.hpp"
 #include "exec/gemm_launch.hpp"
 #include "gpu_fixture.hpp"
 #include "launch/kernel_cache.hpp"
@@ -53,8 +53,8 @@ TEST_P(WgmmaConfigSweep, SampleConfigsAllOpsPartialTilesSpecialValues) {
           cuda::DeviceBuffer workspace(std::max<size_t>(4, launcher.workspace_bytes(config, p)));
           for (RandomKind kind : {RandomKind::SignedNormal, RandomKind::WideExponent, RandomKind::WithSpecials}) {
             ++cases;
-            in_registers += config.a_in_registers;
-            transforms += config.transform_b;
+            in_registers += config.wgmma().a_in_registers() ? 1 : 0;
+            transforms += config.wgmma().b == WgmmaB::Transformed ? 1 : 0;
             const CaseResult r =
                 env.run_case(p, 700 + cases, kind, [&](const float* a, const float* b, float* c) {
                   launcher.launch(kernel.function, config, p, reinterpret_cast<CUdeviceptr>(a),

@@ -5,7 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "codegen/wgmma_candidates.hpp"
+#include "codegen/candidate_space.hpp"
+#include "codegen/wgmma_family.hpp"
 #include "database/record_samples.hpp"
 
 namespace jitgemm {
@@ -17,8 +18,7 @@ using testing::sample_problem;
 using testing::sample_record;
 
 Environments environments() {
-  return {{KernelFamily::SimtFp32, kEnv},  {KernelFamily::WgmmaTf32x3, kEnv}, {KernelFamily::WgmmaTf32, kEnv},
-          {KernelFamily::MmaTf32x3, kEnv}, {KernelFamily::MmaTf32, kEnv}};
+  return {{KernelFamily::Simt, kEnv}, {KernelFamily::MmaSync, kEnv}, {KernelFamily::Wgmma, kEnv}};
 }
 
 TuningDatabase database_with(const KernelConfig& config, const ProblemKey& problem) {
@@ -44,18 +44,18 @@ TEST(KernelSelectorInPlace, NearestRecordWithARawOperandFallsBackToPlanesWhereTm
   odd.vec_a = 1;  // A's rows are not 16-byte aligned: TMA cannot read it in place
   s = select_kernel(db, kH200, odd, environments());
   EXPECT_EQ(s.rule, ServeRule::Nearest);
-  EXPECT_EQ(s.config.a_in_registers, 0);
+  EXPECT_EQ(s.config.wgmma().a, WgmmaA::Planes);
   EXPECT_EQ(s.config.block_n, rs.block_n);
   EXPECT_TRUE(wgmma_runs_in_place(s.config, odd));
   EXPECT_TRUE(statically_valid(s.config, StaticLimits{}, nullptr));
 
   // Swapped: B is the raw operand, so an unaligned A does not matter but an unaligned B does.
   KernelConfig swapped = rs;
-  swapped.swap_ab = 1;
+  swapped.wgmma().swap_ab = true;
   const TuningDatabase db2 = database_with(swapped, sample_problem(4096, 4096, 4096, Precision::TF32x3));
   EXPECT_EQ(select_kernel(db2, kH200, odd, environments()).config, swapped);
   odd.vec_b = 1;
-  EXPECT_EQ(select_kernel(db2, kH200, odd, environments()).config.a_in_registers, 0);
+  EXPECT_EQ(select_kernel(db2, kH200, odd, environments()).config.wgmma().a, WgmmaA::Planes);
 }
 
 TEST(KernelSelectorInPlace, PlanesThatNoLongerFitFallBackToTheDefault) {
@@ -64,7 +64,7 @@ TEST(KernelSelectorInPlace, PlanesThatNoLongerFitFallBackToTheDefault) {
   const KernelConfig rs = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs");
   ASSERT_TRUE(statically_valid(rs, StaticLimits{}, nullptr));
   KernelConfig planes = rs;
-  planes.a_in_registers = 0;
+  planes.wgmma().a = WgmmaA::Planes;
   ASSERT_FALSE(statically_valid(planes, StaticLimits{}, nullptr));
   const TuningDatabase db = database_with(rs, sample_problem(4096, 4096, 4096, Precision::TF32x3));
   ProblemKey odd = sample_problem(4000, 4000, 4000, Precision::TF32x3);

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "codegen/candidate_space.hpp"
-#include "codegen/mma_sync_candidates.hpp"
+#include "codegen/mma_sync_family.hpp"
 #include "database/record_samples.hpp"
 
 namespace jitgemm {
@@ -36,15 +36,18 @@ TEST(KernelSelector, UntunedSmallTensorCoreProblemsGetTheTf32x3MmaKernelOrFp32) 
       EXPECT_EQ(s.config, untuned_config(key));
       // tf32 outputs of at most 2^16 elements: fp32 (cuBLAS's TF32 error there is ~3e-8).
       const bool fp32 = p == Precision::TF32 && key.m * key.n <= 65536;
-      EXPECT_EQ(s.config.family, fp32 ? KernelFamily::SimtFp32 : KernelFamily::MmaTf32x3)
+      EXPECT_EQ(s.config.family(), fp32 ? KernelFamily::Simt : KernelFamily::MmaSync)
+          << key.canonical() << ": " << s.config.name();
+      EXPECT_EQ(s.config.precision, fp32 ? Precision::FP32 : Precision::TF32x3)
           << key.canonical() << ": " << s.config.name();
       EXPECT_FALSE(s.stale);
     }
     // Where the wgmma kernels pay, they serve; fp32 stays SIMT.
-    EXPECT_TRUE(is_wgmma(select_kernel(empty, kH100, sample_problem(4096, 4096, 4096, p), environments()).config.family));
+    EXPECT_EQ(select_kernel(empty, kH100, sample_problem(4096, 4096, 4096, p), environments()).config.family(),
+              KernelFamily::Wgmma);
   }
-  EXPECT_EQ(select_kernel(empty, kH100, sample_problem(7, 64, 127), environments()).config.family,
-            KernelFamily::SimtFp32);
+  EXPECT_EQ(select_kernel(empty, kH100, sample_problem(7, 64, 127), environments()).config.family(),
+            KernelFamily::Simt);
 }
 
 TEST(KernelSelector, MmaRecordsAreServedStaleByTheirOwnFamilyAndNearestRederivesTheSplit) {
@@ -52,7 +55,7 @@ TEST(KernelSelector, MmaRecordsAreServedStaleByTheirOwnFamilyAndNearestRederives
   TuningRecord record = sample_record(tuned);
   record.config = KernelConfig::parse("mma_tf32x3_64x64x32_w2x2_s3_a32_k8_g8");
   Environments envs = environments();
-  record.environment = envs.at(KernelFamily::MmaTf32x3);
+  record.environment = envs.at(KernelFamily::MmaSync);
   TuningDatabase db;
   db.upsert(record);
 
@@ -65,13 +68,13 @@ TEST(KernelSelector, MmaRecordsAreServedStaleByTheirOwnFamilyAndNearestRederives
   const ProblemKey near = sample_problem(1000, 64, 2048, Precision::TF32x3);
   s = select_kernel(db, kH100, near, envs);
   EXPECT_EQ(s.rule, ServeRule::Nearest);
-  EXPECT_EQ(s.config.family, KernelFamily::MmaTf32x3);
+  EXPECT_EQ(s.config.family(), KernelFamily::MmaSync);
   EXPECT_EQ(s.config.split_k, default_split_k(near, record.config));
 
   // A new mma template makes the record stale; a new wgmma template does not.
-  envs[KernelFamily::WgmmaTf32x3].template_hash = "tmpl-new-wgmma";
+  envs[KernelFamily::Wgmma].template_hash = "tmpl-new-wgmma";
   EXPECT_FALSE(select_kernel(db, kH100, tuned, envs).stale);
-  envs[KernelFamily::MmaTf32x3].template_hash = "tmpl-new-mma";
+  envs[KernelFamily::MmaSync].template_hash = "tmpl-new-mma";
   EXPECT_TRUE(select_kernel(db, kH100, tuned, envs).stale);
 }
 

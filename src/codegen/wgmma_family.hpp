@@ -1,23 +1,42 @@
-// wgmma_candidates.hpp — the tensor-core (wgmma) families' part of the candidate space:
-// static validity mirroring the static_asserts of kernel_templates/tf32/wgmma_gemm.cu, the
-// candidates of a tf32x3 / tf32 problem, their sample, default and shared-memory size.
-// candidate_space.hpp dispatches here by precision / family; call those entry points.
+// wgmma_family.hpp — the persistent TMA + wgmma family (wgmma_tf32x3, wgmma_tf32;
+// kernel_templates/tf32/wgmma_gemm.cu); wgmma_family.cpp is its home: static validity
+// mirroring the template's static_asserts, the candidates of a tf32x3 / tf32 problem, their
+// sample, default and shared-memory size, and which operand layouts a config reads in place.
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "codegen/candidate_space.hpp"
+#include "codegen/kernel_family.hpp"
 
 namespace jitgemm {
+
+const KernelFamilyRules& wgmma_rules() noexcept;
+
+// For a config with A in registers: whether the operand it reads raw (op(A), or op(B)^T when
+// swap_ab) is stored MN-major, i.e. with its M (or N) index contiguous: A stored K x M
+// (trans_a = T), or, swapped, B stored K x N (trans_b = N).
+inline bool raw_operand_mn_major(const KernelConfig& c, Op trans_a, Op trans_b) {
+  return c.wgmma().swap_ab ? trans_b == Op::N : trans_a == Op::T;
+}
+// For a config whose B is converted in the kernel or transformed in shared memory: whether the
+// caller's matrix its B comes from (op(B)^T, or op(A) when swap_ab) is stored with the rows
+// index contiguous (K x rows): B stored K x N (trans_b = N), or, swapped, A stored K x M
+// (trans_a = T). The transform warps need it so (MN-major).
+inline bool converted_operand_transposed(const KernelConfig& c, Op trans_a, Op trans_b) {
+  return c.wgmma().swap_ab ? trans_a == Op::T : trans_b == Op::N;
+}
+inline bool transformed_operand_mn_major(const KernelConfig& c, Op trans_a, Op trans_b) {
+  return converted_operand_transposed(c, trans_a, trans_b);
+}
 
 // setmaxnreg budgets the renderer writes into the prologue (PRODUCER_REGS, CONSUMER_REGS):
 // the producer warpgroup gives registers up, the consumers take 232 each (40 * 128 + 232 *
 // 256 <= 65536). At entry __launch_bounds__(384, 1) caps every thread at 168.
 constexpr int kWgmmaProducerRegs = 40;
 constexpr int kWgmmaConsumerRegs = 232;
-// With transform_b the producer warpgroup's warps 1..3 transpose and round B: 56 each, and
+// With B transformed (WgmmaB::Transformed) the producer warpgroup's warps 1..3 transpose and round B: 56 each, and
 // 224 for the consumers (56 * 128 + 224 * 256 <= 64512, what 384 threads hold at 168).
 constexpr int kWgmmaTransformProducerRegs = 56;
 constexpr int kWgmmaTransformConsumerRegs = 224;
@@ -31,8 +50,8 @@ SetmaxnregBudget wgmma_register_budget(const KernelConfig& config);
 constexpr long long kWgmmaLongK = 4096;
 
 // SMEM_TOTAL of the template: 1024 (alignment slack for the 128-byte swizzle atom) +
-// STAGES * (the stage's operand tiles) + 16 * STAGES (full/empty mbarriers; 32 with
-// transform_b), + the converter's staging tile.
+// STAGES * (the stage's operand tiles) + 16 * STAGES (full/empty mbarriers; 32 with B
+// transformed), + the converter's staging tile (B converted).
 size_t wgmma_shared_memory_bytes(const KernelConfig& config);
 
 // GROUP_STAGES of the template: the K stages one tf32x3 accumulation block spans (1 when a
@@ -44,9 +63,10 @@ int wgmma_group_stages(const KernelConfig& config);
 // block_n / 2 floats each, plus 24.
 int wgmma_consumer_registers(const KernelConfig& config);
 
-// The template's static_asserts (tile shapes, accumulation blocks, ring depth, register and
+// statically_valid for a config of this family (false, saying so, for another family):
+// the template's static_asserts (tile shapes, accumulation blocks, ring depth, register and
 // shared-memory budgets), the rule that fields the family does not read keep their defaults
-// (split-K is SIMT-only), and the configurations that compile but spill (measured with
+// (split_k 1; tf32: one accumulator, no sum_blocks), and the configurations that compile but spill (measured with
 // NVRTC 13.0 for sm_90a: tf32x3 with block_k 32, acc_block_k 16 and 2 buffers; tf32x3 with
 // sum_blocks > 0 at block_n >= 128 or with 2 buffers: about 1 KB of spills at 128x96; tf32x3
 // with A in registers and 2 buffers or sum_blocks > 0).
@@ -59,10 +79,12 @@ bool wgmma_statically_valid(const KernelConfig& config, const StaticLimits& limi
 // Both drop block_n above max(smallest width, bit_ceil(N)); minus what is not statically valid.
 // Every one with block_k 32 also comes with A in registers (RS), unswapped when TMA can read
 // A in place (key.vec_a == 4) and swapped when it can read B (key.vec_b == 4); tf32x3 also
-// unswapped with A's big part truncated (a_round 0), tf32 also with B's plane written by the
-// kernel (convert_b), and where B is stored MN-major with B made K-major in shared memory by
-// the transform warps (transform_b, as many stages as fit). Raster groups of 8 tile rows, and for tf32 with A in registers at
-// 128 x 256 also 4 and 16.
+// unswapped with A's big part truncated (WgmmaA::RegistersTruncated), tf32 also with B's plane
+// written by the kernel (WgmmaB::Converted), and where B is stored MN-major with B made K-major
+// in shared memory by the transform warps (WgmmaB::Transformed, as many stages as fit). Raster
+// groups of 8 tile rows, and for tf32 with A in registers at 128 x 256 also 4 and 16. CTA pairs
+// for B from planes, one consumer where 128-row tiles fill less than two waves, and the
+// stream-K tail where the tiles leave the last wave partly empty.
 std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const StaticLimits& limits);
 // Every default and every code path of the template (one and two accumulators, the two-level
 // sum, blocks spanning two stages, two blocks per stage, tf32 blocked and not, 96..256 columns,
@@ -75,7 +97,7 @@ KernelConfig wgmma_default_config(const ProblemKey& key);
 
 // Whether `config` can run problems of `key`: with A in registers, TMA reads the raw operand
 // (A, or B when swapped) in place, which needs a 16-byte aligned base and a leading dimension
-// that is a multiple of 4 floats (vector width 4 in the key); with transform_b the same for
+// that is a multiple of 4 floats (vector width 4 in the key); with B transformed the same for
 // the other operand, which must also be stored MN-major. Plane-fed configs run anything.
 bool wgmma_runs_in_place(const KernelConfig& config, const ProblemKey& key);
 

@@ -1,7 +1,10 @@
-// The argument list every GEMM kernel template takes (the fixed extern "C" signature):
-//   (int M, int N, int K, const float* A, long long lda, const float* B, long long ldb,
-//    float* C, long long ldc, float alpha, float beta)
-// Held by value so the pointers handed to cuLaunchKernel stay valid for the call.
+// The typed argument lists of the kernels, in their signatures' order, held by value so the
+// pointers handed to cuLaunchKernel stay valid for the call:
+//   GemmKernelArgs   fp32/simt_gemm.cu and tf32/mma_sync_gemm.cu:
+//     (int M, int N, int K, const float* A, long long lda, const float* B, long long ldb,
+//      float* C, long long ldc, float alpha, float beta)
+//   WgmmaKernelArgs  tf32/wgmma_gemm.cu (tensor maps, C, sizes, flags, ConvertJob, StreamKSpace)
+//   SplitKReduceArgs fp32/split_k_reduce.cu
 #pragma once
 
 #include <array>
@@ -54,5 +57,36 @@ struct StreamKSpace {
   CUdeviceptr flags = 0;     // grid * consumers unsigned, zeroed before the launch
 };
 static_assert(sizeof(StreamKSpace) == 16, "StreamKSpace must match the kernel's struct");
+
+// The argument list of tf32/wgmma_gemm.cu's kernel. Tensor maps: A' big (or A' raw, read in
+// registers), B' big (or raw, transformed), A' small, B' small (the big ones again where an
+// operand has no small plane).
+struct WgmmaKernelArgs {
+  CUtensorMap map_a_big, map_b_big, map_a_small, map_b_small;
+  CUdeviceptr c = 0;
+  long long ldc = 0;
+  int m = 0, n = 0, k = 0;  // the kernel's M' x N' x K
+  float alpha = 1, beta = 0;
+  CUdeviceptr nonfinite = 0;  // the pre-pass's flag (0: none)
+  ConvertJob job;
+  StreamKSpace stream_k;
+
+  std::array<void*, 14> pointers() {
+    return {&map_a_big, &map_b_big, &map_a_small, &map_b_small, &c, &ldc, &m, &n, &k, &alpha, &beta, &nonfinite,
+            &job, &stream_k};
+  }
+};
+
+// fp32/split_k_reduce.cu: C = alpha * (sum of the S slices of W, in double) + beta * C.
+struct SplitKReduceArgs {
+  CUdeviceptr w = 0;
+  int slices = 0, m = 0, n = 0;
+  long long ldw = 0;
+  CUdeviceptr c = 0;
+  long long ldc = 0;
+  float alpha = 1, beta = 0;
+
+  std::array<void*, 9> pointers() { return {&w, &slices, &m, &n, &ldw, &c, &ldc, &alpha, &beta}; }
+};
 
 }  // namespace jitgemm

@@ -1,21 +1,19 @@
-// mma_sync_candidates.hpp — the cp.async + mma.sync families (mma_tf32x3, mma_tf32) of the
-// candidate space: static validity mirroring the static_asserts of
-// kernel_templates/tf32/mma_sync_gemm.cu, the candidates, sample and default of a tf32x3 /
-// tf32 problem, shared-memory size and register estimate. candidate_space.hpp dispatches here
-// by family, and tuning_candidates / untuned_config (candidate_space.hpp) add these families
-// where the wgmma kernels do not pay (tensor_cores_pay).
+// mma_sync_family.hpp — the cp.async + mma.sync family (mma_tf32x3, mma_tf32;
+// kernel_templates/tf32/mma_sync_gemm.cu); mma_sync_family.cpp is its home: static validity
+// mirroring the template's static_asserts, the candidates, sample and default of a tf32x3 /
+// tf32 problem, shared-memory size and register estimate. tuning_candidates / untuned_config
+// (candidate_space.hpp) add this family where the wgmma kernels do not pay (tensor_cores_pay).
 #pragma once
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "codegen/candidate_space.hpp"
+#include "codegen/kernel_family.hpp"
 
 namespace jitgemm {
 
-// The mma.sync family of a tf32x3 or tf32 problem; NotSupported for fp32.
-KernelFamily mma_family_for(Precision precision);
+const KernelFamilyRules& mma_sync_rules() noexcept;
 
 // SMEM_TOTAL of the template: STAGES x (A slice + B slice) floats, a slice of BLOCK_X rows (or
 // columns) by BLOCK_K reserving max(BLOCK_X x (BLOCK_K + 8), BLOCK_K x (BLOCK_X + 4)) floats:
@@ -32,6 +30,7 @@ size_t mma_shared_memory_bytes(const KernelConfig& config);
 // (264). ptxas takes up to 255 when __launch_bounds__ allows, so counts near it are common.
 int mma_estimated_registers(const KernelConfig& config);
 
+// statically_valid for a config of this family (false, saying so, for another family).
 // The template's static_asserts (power-of-two tiles of 32..256 rows and columns, block_k a
 // multiple of 16 up to 64, warp tiles of whole 16 x 8 products, power-of-two warp grids,
 // accumulation blocks inside one slice, tf32x3 always blocked), the rule that fields the family

@@ -1,4 +1,5 @@
-// 128-bit content hashes as 32 hex digits, for cache keys and template hashes. Not
+// 128-bit content hashes as 32 hex digits, for cache keys (compile/) and template hashes (codegen/);
+// in common/ because codegen/ needs it too and sits left of compile/ (architecture.md). Not
 // cryptographic: two independent FNV-1a-64 streams, each passed through a final mixer.
 //
 //   std::string key = jitgemm::hash_hex(source);

@@ -1,4 +1,4 @@
-#include "compile/hash.hpp"
+#include "common/hash.hpp"
 
 #include <fmt/format.h>
 

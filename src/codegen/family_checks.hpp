@@ -1,0 +1,24 @@
+// family_checks.hpp — rules more than one family applies: the K split as a launch parameter
+// (SIMT and mma.sync slice K along gridDim.y) and the resource checks against StaticLimits.
+#pragma once
+
+#include <string>
+
+#include "codegen/kernel_family.hpp"
+
+namespace jitgemm {
+
+// Empty when split_k is a power of two in 1..kMaxSplitK.
+std::string split_k_problem(const KernelConfig& c);
+// Threads, shared memory and the register estimate of `rules` against `limits`, in that order.
+std::string resource_problem(const KernelFamilyRules& rules, const KernelConfig& c, const StaticLimits& limits);
+// The config a split-K family compiles: the K split is a launch parameter (gridDim.y), so
+// configs that differ only in split_k share one kernel.
+KernelConfig compiled_config(KernelConfig c);
+// A tuned split-K config on another shape: its tiles with the split re-derived, since the
+// split is what keeps the accuracy contract and it depends on K and the output size.
+KernelConfig with_default_split(KernelConfig tuned, const ProblemKey& key);
+// ceil(M/block_m) * ceil(N/block_n) CTAs along x, split_k slices along y.
+LaunchGeometry split_k_geometry(const KernelFamilyRules& rules, const KernelConfig& c, int64_t m, int64_t n);
+
+}  // namespace jitgemm

@@ -1,0 +1,57 @@
+// The table of kernel families and the dispatchers that ask a config's family.
+#include "codegen/kernel_family.hpp"
+
+#include <fmt/format.h>
+
+#include <climits>
+
+#include "codegen/mma_sync_family.hpp"
+#include "codegen/simt_family.hpp"
+#include "codegen/wgmma_family.hpp"
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+
+const KernelFamilyRules& family_rules(KernelFamily family) noexcept {
+  switch (family) {
+    case KernelFamily::Simt: return simt_rules();
+    case KernelFamily::MmaSync: return mma_sync_rules();
+    case KernelFamily::Wgmma: return wgmma_rules();
+  }
+  return simt_rules();
+}
+
+std::string field_text(const ConfigField& f, const KernelConfig& c) {
+  const int v = f.get(c);
+  switch (f.kind) {
+    case ConfigField::Kind::Boolean: return v != 0 ? "true" : "false";
+    case ConfigField::Kind::Name: return std::string(f.names[static_cast<size_t>(v)]);
+    case ConfigField::Kind::Integer: break;
+  }
+  return std::to_string(v);
+}
+
+bool statically_valid(const KernelConfig& c, const StaticLimits& limits, std::string* why) {
+  std::string reason = rules_of(c).invalid_reason(c, limits);
+  if (reason.empty()) return true;
+  if (why != nullptr) *why = std::move(reason);
+  return false;
+}
+
+size_t shared_memory_bytes(const KernelConfig& c) { return rules_of(c).shared_memory_bytes(c); }
+
+int estimated_registers(const KernelConfig& c) { return rules_of(c).estimated_registers(c); }
+
+LaunchGeometry launch_geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t k, int sm_count) {
+  for (auto [value, name] : {std::pair{m, "M"}, std::pair{n, "N"}, std::pair{k, "K"}})
+    if (value < 1 || value > INT_MAX)
+      throw InvalidArgument(fmt::format("launch_geometry({}): {}={} is outside 1..{} (the kernel takes int sizes)",
+                                        c.name(), name, value, INT_MAX));
+  const int64_t tiles = ((m + c.block_m - 1) / c.block_m) * ((n + c.block_n - 1) / c.block_n);
+  if (tiles > INT_MAX)
+    throw InvalidArgument(fmt::format("launch_geometry({}): {}x{} needs {} CTAs, more than a 1-D grid holds ({})",
+                                      c.name(), m, n, tiles, INT_MAX));
+  return rules_of(c).geometry(c, m, n, k, sm_count);
+}
+
+}  // namespace jitgemm

@@ -1,0 +1,233 @@
+// The SIMT fp32 family (fp32/simt_gemm.cu): FP32 FMA on CUDA cores. Its static rules mirror
+// the template's static_asserts; its candidate space, sample and default heuristic; its name,
+// prologue, JSON fields and launch geometry.
+#include "codegen/simt_family.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "codegen/family_checks.hpp"
+#include "codegen/name_reader.hpp"
+#include "codegen/split_k_policy.hpp"
+
+namespace jitgemm {
+namespace {
+
+// Row stride (floats) of a K-outer shared tile: the row plus a pad to 4 (mod 32); the same
+// formula as smem_stride() in kernel_templates/fp32/simt_gemm.cu.
+int smem_stride(int block_x) { return block_x + (36 - block_x % 32) % 32; }
+
+constexpr int kRegisterAllowance = 40;        // addresses, indices, loop state (see estimated_registers)
+constexpr int64_t kDefaultMinCtas = 2 * kLargestHopperSms;  // two CTAs on each SM of an H100 SXM / H200
+
+// The lane arrangements a warp may use (lanes along M x along N). 4x8 and 8x4 keep every
+// float4 fragment read of a warp within 128 distinct bytes: one shared-memory wavefront.
+constexpr int kLaneShapes[][2] = {{4, 8}, {8, 4}};
+
+// Pipeline depths worth trying per block_k: at least 16 k in flight, at most about 96.
+constexpr int kMinStages(int bk) { return bk == 8 ? 3 : 2; }
+constexpr int kMaxStages(int bk) { return bk == 8 ? 5 : bk == 16 ? 4 : 3; }
+
+bool allowed_thread_tile(int tm, int tn) {
+  constexpr int kThreadTiles[][2] = {{4, 4}, {4, 8}, {8, 4}, {8, 8}, {8, 16}, {16, 8}};
+  for (const auto& t : kThreadTiles)
+    if (t[0] == tm && t[1] == tn) return true;
+  return false;
+}
+
+KernelConfig simt(int bm, int bn, int bk, int wm, int wn, int tm, int tn, int stages) {
+  KernelConfig c = make_config(KernelFamily::Simt, Precision::FP32);
+  c.block_m = bm, c.block_n = bn, c.block_k = bk;
+  c.simt() = SimtParams{wm, wn, tm, tn};
+  c.stages = stages;
+  return c;
+}
+
+// The template's static_asserts, in its order.
+std::string shape_problem(const KernelConfig& c) {
+  const SimtParams& s = c.simt();
+  if (c.block_m < 4 || c.block_n < 4 || c.block_k < 8 || s.warps_m < 1 || s.warps_n < 1 || s.thread_m < 4 ||
+      s.thread_n < 4 || c.stages < 2 || c.raster_group < 1)
+    return "a size is below its minimum (block 4, block_k 8, warps 1, thread tile 4, stages 2, group 1)";
+  if (std::string p = split_k_problem(c); !p.empty()) return p;
+  if (c.block_k % 8 != 0) return fmt::format("block_k={} is not a multiple of 8", c.block_k);
+  if (c.block_m % 4 != 0 || c.block_n % 4 != 0)
+    return fmt::format("block {}x{} is not made of float4 columns", c.block_m, c.block_n);
+  if (s.thread_m % 4 != 0 || s.thread_n % 4 != 0)
+    return fmt::format("thread tile {}x{} is not made of float4 fragments", s.thread_m, s.thread_n);
+  if (s.warps_m * s.warps_n * 32 > 1024) return fmt::format("{} threads exceed 1024", s.warps_m * s.warps_n * 32);
+  if (c.block_m % s.warps_m != 0 || c.block_n % s.warps_n != 0)
+    return fmt::format("warps {}x{} do not tile block {}x{}", s.warps_m, s.warps_n, c.block_m, c.block_n);
+  const int warp_m = c.block_m / s.warps_m, warp_n = c.block_n / s.warps_n;
+  if (warp_m % s.thread_m != 0 || warp_n % s.thread_n != 0 || (warp_m / s.thread_m) * (warp_n / s.thread_n) != 32)
+    return fmt::format("thread tile {}x{} does not give 32 lanes on warp tile {}x{}", s.thread_m, s.thread_n, warp_m,
+                       warp_n);
+  return {};
+}
+
+constexpr std::array<ConfigField, 4> kFields{{
+    {"warps_m", ConfigField::Kind::Integer, 1, 16, {}, [](const KernelConfig& c) { return c.simt().warps_m; },
+     [](KernelConfig& c, int v) { c.simt().warps_m = v; }},
+    {"warps_n", ConfigField::Kind::Integer, 1, 16, {}, [](const KernelConfig& c) { return c.simt().warps_n; },
+     [](KernelConfig& c, int v) { c.simt().warps_n = v; }},
+    {"thread_m", ConfigField::Kind::Integer, 1, 16, {}, [](const KernelConfig& c) { return c.simt().thread_m; },
+     [](KernelConfig& c, int v) { c.simt().thread_m = v; }},
+    {"thread_n", ConfigField::Kind::Integer, 1, 16, {}, [](const KernelConfig& c) { return c.simt().thread_n; },
+     [](KernelConfig& c, int v) { c.simt().thread_n = v; }},
+}};
+
+class SimtRules final : public KernelFamilyRules {
+ public:
+  KernelFamily family() const noexcept override { return KernelFamily::Simt; }
+  std::string_view template_path() const noexcept override { return "fp32/simt_gemm.cu"; }
+  bool computes(Precision p) const noexcept override { return p == Precision::FP32; }
+
+  std::string name_suffix(const KernelConfig& c) const override {
+    const SimtParams& s = c.simt();
+    return fmt::format("_w{}x{}_t{}x{}_s{}_k{}_g{}", s.warps_m, s.warps_n, s.thread_m, s.thread_n, c.stages,
+                       c.split_k, c.raster_group);
+  }
+  bool parse_name_suffix(std::string_view& rest, KernelConfig& c) const override {
+    using namespace name_reader;
+    SimtParams& s = c.simt();
+    return take_field(rest, "_w", s.warps_m) && take_field(rest, "x", s.warps_n) && take_field(rest, "_t", s.thread_m) &&
+           take_field(rest, "x", s.thread_n) && take_field(rest, "_s", c.stages) && take_field(rest, "_k", c.split_k) &&
+           take_field(rest, "_g", c.raster_group);
+  }
+  std::string_view name_form() const noexcept override {
+    return "simt_fp32_<bm>x<bn>x<bk>_w<wm>x<wn>_t<tm>x<tn>_s<stages>_k<split>_g<group>, e.g. "
+           "simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8";
+  }
+
+  std::string invalid_reason(const KernelConfig& c, const StaticLimits& limits) const override {
+    if (!computes(c.precision)) return fmt::format("simt computes fp32 only, not {}", to_string(c.precision));
+    if (std::string p = shape_problem(c); !p.empty()) return p;
+    return resource_problem(*this, c, limits);
+  }
+  int threads(const KernelConfig& c) const override { return c.simt().warps_m * c.simt().warps_n * 32; }
+  // STAGES x (As[BLOCK_K][BLOCK_M + pad] + Bs[BLOCK_K][BLOCK_N + pad]) floats, the pad making
+  // each row stride 4 (mod 32) floats. The template checks it agrees.
+  size_t shared_memory_bytes(const KernelConfig& c) const override {
+    const size_t floats_per_stage = static_cast<size_t>(c.block_k) * (smem_stride(c.block_m) + smem_stride(c.block_n));
+    return static_cast<size_t>(c.stages) * floats_per_stage * sizeof(float);
+  }
+  // Accumulators (thread_m x thread_n), two sets of A/B fragments (the compiler loads the next
+  // k while computing this one), and 40 for addresses, indices and the loop. Measured with
+  // NVRTC 13.0 for sm_90a: 8x8 tiles use 123..162 (estimate 136), 8x16 199..250 (estimate
+  // 216). The kernel is compiled without a register cap (__launch_bounds__(THREADS) only):
+  // capping 8x8 tiles at 128 to force two 256-thread CTAs per SM spilled some configs and made
+  // most slower on an H200.
+  int estimated_registers(const KernelConfig& c) const override {
+    const SimtParams& s = c.simt();
+    return s.thread_m * s.thread_n + 2 * (s.thread_m + s.thread_n) + kRegisterAllowance;
+  }
+
+  std::string kernel_name(const KernelConfig& c, const KernelSpecialization& s) const override {
+    return "jitgemm_" + compiled_config(c).name() + "_" + s.suffix();
+  }
+  std::string prologue(const KernelConfig& config, const KernelSpecialization& s,
+                       std::string_view kernel_name) const override {
+    const KernelConfig c = compiled_config(config);
+    const SimtParams& p = c.simt();
+    return fmt::format(
+        "// Generated by jitgemm codegen: {config} for {spec}. Constants only; the kernel is the template below.\n"
+        "#define KERNEL_NAME {name}\n"
+        "constexpr int BLOCK_M = {bm}, BLOCK_N = {bn}, BLOCK_K = {bk};\n"
+        "constexpr int WARPS_M = {wm}, WARPS_N = {wn};\n"
+        "constexpr int THREAD_M = {tm}, THREAD_N = {tn};\n"
+        "constexpr int STAGES = {stages}, SPLIT_K = {split}, RASTER_GROUP = {group};\n"
+        "constexpr int TRANS_A = {ta}, TRANS_B = {tb};\n"
+        "constexpr int VEC_A = {va}, VEC_B = {vb}, VEC_C = {vc};\n"
+        "constexpr int SMEM_BYTES = {smem};\n",
+        fmt::arg("config", c.name()), fmt::arg("spec", s.suffix()), fmt::arg("name", kernel_name),
+        fmt::arg("bm", c.block_m), fmt::arg("bn", c.block_n), fmt::arg("bk", c.block_k), fmt::arg("wm", p.warps_m),
+        fmt::arg("wn", p.warps_n), fmt::arg("tm", p.thread_m), fmt::arg("tn", p.thread_n),
+        fmt::arg("stages", c.stages), fmt::arg("split", c.split_k), fmt::arg("group", c.raster_group),
+        fmt::arg("ta", s.trans_a == Op::T ? 1 : 0), fmt::arg("tb", s.trans_b == Op::T ? 1 : 0),
+        fmt::arg("va", s.vec_a), fmt::arg("vb", s.vec_b), fmt::arg("vc", s.vec_c),
+        fmt::arg("smem", shared_memory_bytes(c)));
+  }
+
+  std::vector<KernelConfig> candidates(const ProblemKey& key, const StaticLimits& limits) const override {
+    return simt_candidate_space(key, limits);
+  }
+  std::vector<KernelConfig> sample(const ProblemKey&) const override {
+    return {
+        simt(64, 64, 8, 2, 2, 4, 8, 3),      // the small default: one float4 fragment along M
+        simt(64, 64, 8, 2, 4, 4, 4, 5),      // 4x4 threads; 256 threads for 128 float4 copies; 5 stages
+        simt(64, 128, 16, 1, 4, 8, 8, 3),    // the mid-size default
+        simt(64, 256, 16, 1, 8, 8, 8, 3),    // the NN / TN default
+        simt(128, 128, 16, 4, 2, 8, 8, 3),   // the NT default
+        simt(128, 64, 16, 4, 1, 8, 8, 3),    // the TT default
+        simt(256, 64, 16, 4, 1, 8, 16, 3),   // 16-wide thread tiles; 256-float rows on 128 threads
+        simt(128, 256, 32, 2, 4, 16, 8, 2),  // 16-high thread tiles, block_k 32, 2 stages, 100 KiB smem
+    };
+  }
+  KernelConfig default_config(const ProblemKey& key) const override { return simt_default_config(key); }
+  bool runs_in_place(const KernelConfig&, const ProblemKey&) const override { return true; }
+  std::optional<KernelConfig> adapt(const KernelConfig& tuned, const ProblemKey& key) const override {
+    return with_default_split(tuned, key);
+  }
+
+  std::span<const ConfigField> fields() const noexcept override { return kFields; }
+
+  LaunchGeometry geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t, int) const override {
+    return split_k_geometry(*this, c, m, n);
+  }
+};
+
+}  // namespace
+
+std::vector<KernelConfig> simt_candidate_space(const ProblemKey& key, const StaticLimits& limits) {
+  const int64_t max_bm = tile_limit(key.m), max_bn = tile_limit(key.n);
+  std::vector<KernelConfig> out;
+  for (int bm : {64, 128, 256}) {
+    if (bm > max_bm) continue;
+    for (int bn : {64, 128, 256}) {
+      if (bn > max_bn) continue;
+      for (int warps : {4, 8}) {
+        for (int wm = 1; wm <= warps; wm *= 2) {
+          const int wn = warps / wm;
+          if (bm % wm != 0 || bn % wn != 0) continue;
+          const int warp_m = bm / wm, warp_n = bn / wn;
+          if (warp_m > 2 * warp_n || warp_n > 2 * warp_m) continue;  // near-square warp tiles
+          for (const auto& lanes : kLaneShapes) {
+            if (warp_m % lanes[0] != 0 || warp_n % lanes[1] != 0) continue;
+            const int tm = warp_m / lanes[0], tn = warp_n / lanes[1];
+            if (!allowed_thread_tile(tm, tn)) continue;
+            for (int bk : {8, 16, 32})
+              for (int stages = kMinStages(bk); stages <= kMaxStages(bk); ++stages) {
+                const KernelConfig c = simt(bm, bn, bk, wm, wn, tm, tn, stages);
+                if (statically_valid(c, limits, nullptr)) append_with_splits(out, key, c);
+              }
+          }
+        }
+      }
+    }
+  }
+  sort_by_name(out);
+  return out;
+}
+
+KernelConfig simt_default_config(const ProblemKey& key) {
+  const auto fits = [&](const KernelConfig& c) {
+    const int64_t ctas = ((key.m + c.block_m - 1) / c.block_m) * ((key.n + c.block_n - 1) / c.block_n);
+    return key.m >= c.block_m && key.n >= c.block_n && ctas >= kDefaultMinCtas;
+  };
+  const bool b_transposed = key.trans_b == Op::T;
+  const KernelConfig layout = b_transposed ? (key.trans_a == Op::N ? simt(128, 128, 16, 4, 2, 8, 8, 3)   // NT
+                                                                   : simt(128, 64, 16, 4, 1, 8, 8, 3))   // TT
+                                           : simt(64, 256, 16, 1, 8, 8, 8, 3);                           // NN, TN
+  const KernelConfig mid = simt(64, 128, 16, 1, 4, 8, 8, 3);
+  KernelConfig chosen = fits(layout) ? layout : fits(mid) ? mid : simt(64, 64, 8, 2, 2, 4, 8, 3);
+  chosen.split_k = default_split_k(key, chosen);
+  return chosen;
+}
+
+const KernelFamilyRules& simt_rules() noexcept {
+  static const SimtRules rules;
+  return rules;
+}
+
+}  // namespace jitgemm

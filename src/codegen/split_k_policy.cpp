@@ -1,0 +1,56 @@
+// The K split of the SIMT and mma.sync families and the helpers their candidate spaces share.
+#include "codegen/split_k_policy.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace jitgemm {
+namespace {
+
+// K per slice the default split aims at: 32 for small outputs (whose single sums show every
+// rounding; the workspace is tiny), 128 otherwise.
+constexpr int64_t kSmallOutput = int64_t{1} << 16;
+constexpr int64_t kMaxSplitWorkspace = int64_t{1} << 27;  // floats of partial products (512 MiB)
+int64_t split_k_chunk(const ProblemKey& key) { return key.m * key.n <= kSmallOutput ? 32 : 128; }
+
+// Whether `split` slices fit the workspace bound and each holds at least one block_k.
+bool split_fits(const ProblemKey& key, const KernelConfig& tile, int64_t split) {
+  return split * key.m * split_k_workspace_ld(key.n) <= kMaxSplitWorkspace && (key.k + split - 1) / split >= tile.block_k;
+}
+
+}  // namespace
+
+int default_split_k(const ProblemKey& key, const KernelConfig& tile) {
+  const int64_t chunk = split_k_chunk(key);
+  int split = static_cast<int>(std::min<int64_t>(
+      kMaxSplitK, static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>((key.k + chunk - 1) / chunk)))));
+  while (split > 1 && !split_fits(key, tile, split)) split /= 2;
+  return split;
+}
+
+std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile) {
+  const int d = default_split_k(key, tile);
+  std::vector<int> splits;
+  for (int s : {d / 2, d, 2 * d})
+    if (s >= 2 && s <= kMaxSplitK && split_fits(key, tile, s)) splits.push_back(s);
+  return splits;
+}
+
+void append_with_splits(std::vector<KernelConfig>& out, const ProblemKey& key, KernelConfig tile) {
+  out.push_back(tile);
+  for (int split : split_k_choices(key, tile)) {
+    tile.split_k = split;
+    out.push_back(tile);
+  }
+}
+
+void sort_by_name(std::vector<KernelConfig>& configs) {
+  std::sort(configs.begin(), configs.end(),
+            [](const KernelConfig& a, const KernelConfig& b) { return a.name() < b.name(); });
+}
+
+int64_t tile_limit(int64_t extent) {
+  return std::max<int64_t>(64, static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(extent, 1)))));
+}
+
+}  // namespace jitgemm

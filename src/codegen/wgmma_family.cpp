@@ -1,0 +1,571 @@
+// The persistent TMA + wgmma family (tf32/wgmma_gemm.cu, tf32x3 and tf32): static rules
+// mirroring the template's static_asserts, candidate space, sample and default, name,
+// prologue, JSON fields and launch geometry (persistent CTAs, at most one per SM).
+#include "codegen/wgmma_family.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <climits>
+
+#include "codegen/name_reader.hpp"
+#include "codegen/split_k_policy.hpp"
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+namespace {
+
+constexpr int kSmemAlign = 1024;        // SMEM_ALIGN: the 128-byte swizzle atom
+constexpr int kMaxStages = 8;           // deeper rings gain nothing at >= 64 K per stage group
+constexpr int kMinKInFlight = 64;       // stages * block_k of every candidate
+constexpr int kMaxSumBlocks = 64;
+constexpr int64_t kStreamKWave = kLargestHopperSms;   // SMs of an H100/H200 SXM: CTAs per wave of a persistent kernel
+
+bool is_x3(const KernelConfig& c) { return c.precision == Precision::TF32x3; }
+int planes(const KernelConfig& c) { return is_x3(c) ? 2 : 1; }
+
+bool one_of(int v, std::initializer_list<int> allowed) {
+  return std::find(allowed.begin(), allowed.end(), v) != allowed.end();
+}
+
+Precision wgmma_precision(const ProblemKey& key, std::string_view where) {
+  if (key.precision == Precision::TF32x3 || key.precision == Precision::TF32) return key.precision;
+  throw NotSupported(fmt::format("{}: precision {} has no wgmma kernel (tf32x3 and tf32 only)", where,
+                                 to_string(key.precision)));
+}
+
+KernelConfig wgmma(Precision precision, int bn, int bk, int stages, int acc_block_k, int acc_buffers = 1,
+                   int sum_blocks = 0) {
+  KernelConfig c = make_config(KernelFamily::Wgmma, precision);
+  WgmmaParams& w = c.wgmma();
+  w.consumers = 2;
+  c.block_m = 64 * w.consumers;
+  c.block_n = bn, c.block_k = bk, c.stages = stages;
+  w.acc_block_k = acc_block_k, w.acc_buffers = acc_buffers, w.sum_blocks = sum_blocks;
+  return c;
+}
+
+// A read raw into registers, its big part rounded or truncated; swapped: the kernel's A is op(B)^T.
+KernelConfig in_registers(KernelConfig c, bool round, bool swap) {
+  c.wgmma().a = round ? WgmmaA::Registers : WgmmaA::RegistersTruncated;
+  c.wgmma().swap_ab = swap;
+  return c;
+}
+
+KernelConfig converting(KernelConfig c) {
+  c.wgmma().b = WgmmaB::Converted;
+  return c;
+}
+
+KernelConfig transforming(KernelConfig c) {
+  c.wgmma().b = WgmmaB::Transformed;
+  return c;
+}
+
+KernelConfig streaming(KernelConfig c) {
+  c.wgmma().schedule = TileSchedule::StreamK;
+  return c;
+}
+
+KernelConfig single_consumer(KernelConfig c) {
+  c.wgmma().consumers = 1;
+  c.block_m = 64;
+  return c;
+}
+
+KernelConfig paired(KernelConfig c) {
+  c.wgmma().cluster = 2;
+  return c;
+}
+
+// The largest ring that fits `limits` (at most kMaxStages).
+int max_stages(const KernelConfig& tile, const StaticLimits& limits) {
+  KernelConfig c = tile;
+  int stages = 1;
+  for (c.stages = 2; c.stages <= kMaxStages && wgmma_shared_memory_bytes(c) <= limits.max_smem_bytes; ++c.stages)
+    stages = c.stages;
+  return stages;
+}
+
+// Rules that name() uniqueness needs: fields this family or this precision does not read.
+std::string unused_fields_problem(const KernelConfig& c) {
+  const WgmmaParams& w = c.wgmma();
+  if (c.split_k != 1) return fmt::format("split_k={}: the wgmma kernel does not split K this way (1 here)", c.split_k);
+  if (!is_x3(c) && (w.acc_buffers != 1 || w.sum_blocks != 0))
+    return fmt::format("acc_buffers={} sum_blocks={}: tf32 reads neither (1 and 0 here)", w.acc_buffers, w.sum_blocks);
+  return {};
+}
+
+// The template's static_asserts on shapes and accumulation blocks, in its order.
+std::string shape_problem(const KernelConfig& c) {
+  const WgmmaParams& w = c.wgmma();
+  if (!one_of(w.consumers, {1, 2})) return fmt::format("consumers={} is not 1 or 2", w.consumers);
+  if (c.block_m != 64 * w.consumers)
+    return fmt::format("block_m={} is not 64 x consumers ({})", c.block_m, 64 * w.consumers);
+  if (!one_of(c.block_n, {64, 96, 128, 160, 192, 256}))
+    return fmt::format("block_n={} is not a wgmma width (64, 96, 128, 160, 192, 256)", c.block_n);
+  if (!one_of(c.block_k, {16, 32, 64, 128})) return fmt::format("block_k={} is not 16, 32, 64 or 128", c.block_k);
+  if (is_x3(c)) {
+    if (w.acc_block_k < 8 || w.acc_block_k % 8 != 0)
+      return fmt::format("acc_block_k={} is not a multiple of the k8 step", w.acc_block_k);
+    if (c.block_k % w.acc_block_k != 0 && w.acc_block_k % c.block_k != 0)
+      return fmt::format("acc_block_k={} neither divides nor is a multiple of block_k={}", w.acc_block_k, c.block_k);
+  } else if (w.acc_block_k < 0 || w.acc_block_k % c.block_k != 0) {
+    return fmt::format("tf32 acc_block_k={} is not 0 or a multiple of block_k={}", w.acc_block_k, c.block_k);
+  }
+  if (!one_of(w.acc_buffers, {1, 2})) return fmt::format("acc_buffers={} is not 1 or 2", w.acc_buffers);
+  if (w.sum_blocks < 0 || w.sum_blocks > kMaxSumBlocks)
+    return fmt::format("sum_blocks={} is outside 0..{}", w.sum_blocks, kMaxSumBlocks);
+  const int ring = (is_x3(c) ? w.acc_buffers : 2) * wgmma_group_stages(c);
+  if (c.stages < 2 || c.stages < ring)
+    return fmt::format("stages={} below the {} the consumers hold at once (and 2)", c.stages, std::max(ring, 2));
+  if (c.raster_group < 1) return fmt::format("raster_group={} is below 1", c.raster_group);
+  return {};
+}
+
+// The rules between the operand sources, the schedule and the cluster.
+std::string operand_problem(const KernelConfig& c) {
+  const WgmmaParams& w = c.wgmma();
+  if (!w.a_in_registers() && w.swap_ab) return "swap_ab exchanges the operand read into registers: needs A in registers";
+  if (w.b == WgmmaB::Converted && (!w.a_in_registers() || is_x3(c) || c.block_k > 64))
+    return "B converted in the kernel needs tf32 with A in registers and block_k <= 64 (one 64-K chunk per stage)";
+  if (w.b == WgmmaB::Transformed && (!w.a_in_registers() || w.cluster != 1))
+    return fmt::format("B transformed in shared memory needs A in registers and no CTA pair (cluster={})", w.cluster);
+  if (!one_of(w.cluster, {1, 2})) return fmt::format("cluster={} is not 1 or 2", w.cluster);
+  if (w.cluster > 1 && (w.schedule == TileSchedule::StreamK || w.b == WgmmaB::Converted))
+    return fmt::format("cluster={} walks whole tiles with B from a pre-pass (not with stream-K or B converted)",
+                       w.cluster);
+  if (w.a_in_registers() && c.block_k % 32 != 0)
+    return fmt::format("block_k={}: a raw A in registers is read as 128-byte rows of 32 floats", c.block_k);
+  if ((c.block_m * c.block_k * 4) % kSmemAlign != 0 || ((c.block_m + c.block_n) * c.block_k * 4) % kSmemAlign != 0)
+    return fmt::format("operand tiles {}x{} / {}x{} floats do not start on 1024-byte swizzle atoms", c.block_m,
+                       c.block_k, c.block_n, c.block_k);
+  return {};
+}
+
+// Budgets, limits, and what compiles but spills (measured with NVRTC 13.0 for sm_90a).
+std::string resource_problem(const KernelConfig& c, const StaticLimits& limits) {
+  const WgmmaParams& w = c.wgmma();
+  const SetmaxnregBudget regs = wgmma_register_budget(c);
+  const int budget = w.consumers > 1 ? regs.consumer : limits.max_registers_per_thread;
+  if (wgmma_consumer_registers(c) > budget)
+    return fmt::format("running sum and block accumulators need {} registers, over the consumer budget {}",
+                       wgmma_consumer_registers(c), budget);
+  if (w.consumers > 1 && regs.producer * 128 + regs.consumer * 128 * w.consumers > limits.registers_per_sm)
+    return "setmaxnreg budgets exceed the register file";
+  const int threads = 128 * (1 + w.consumers);
+  if (threads > limits.max_threads) return fmt::format("{} threads exceed {}", threads, limits.max_threads);
+  const size_t smem = wgmma_shared_memory_bytes(c);
+  if (smem > limits.max_smem_bytes) return fmt::format("shared memory {} B exceeds {} B", smem, limits.max_smem_bytes);
+  if (is_x3(c) && c.block_k == 32 && w.acc_block_k == 16 && w.acc_buffers == 2)
+    return "block_k 32 with acc_block_k 16 and 2 accumulators spills";
+  if (is_x3(c) && w.sum_blocks > 0 && c.block_n >= 128) return fmt::format("sum_blocks > 0 at block_n={} spills", c.block_n);
+  if (is_x3(c) && w.sum_blocks > 0 && w.acc_buffers == 2) return "sum_blocks > 0 with 2 accumulators spills";
+  if (w.b == WgmmaB::Converted && w.schedule == TileSchedule::StreamK && c.block_n == 192)
+    return "B converted with stream-K at block_n=192 spills";
+  if (w.b == WgmmaB::Converted && w.swap_ab && c.block_n <= 128 && w.acc_block_k > 0)
+    return "B converted, swapped, at block_n<=128 with FP32 blocks spills (transposed source)";
+  if (is_x3(c) && w.cluster > 1 && w.a_in_registers() && c.block_n >= 192)
+    return fmt::format("cluster={} with A in registers at block_n={} spills", w.cluster, c.block_n);
+  if (is_x3(c) && w.a_in_registers() && (w.acc_buffers == 2 || w.sum_blocks > 0))
+    return "A in registers with 2 accumulators (and two fragment sets) or sum_blocks > 0 spills";
+  return {};
+}
+
+constexpr std::string_view kANames[] = {"planes", "registers", "registers_truncated"};
+constexpr std::string_view kBNames[] = {"planes", "converted", "transformed"};
+constexpr std::string_view kScheduleNames[] = {"data_parallel", "stream_k"};
+
+constexpr std::array<ConfigField, 9> kFields{{
+    {"consumers", ConfigField::Kind::Integer, 1, 2, {}, [](const KernelConfig& c) { return c.wgmma().consumers; },
+     [](KernelConfig& c, int v) { c.wgmma().consumers = v; }},
+    {"acc_block_k", ConfigField::Kind::Integer, 0, 4096, {},
+     [](const KernelConfig& c) { return c.wgmma().acc_block_k; },
+     [](KernelConfig& c, int v) { c.wgmma().acc_block_k = v; }, 8},
+    {"acc_buffers", ConfigField::Kind::Integer, 1, 2, {}, [](const KernelConfig& c) { return c.wgmma().acc_buffers; },
+     [](KernelConfig& c, int v) { c.wgmma().acc_buffers = v; }},
+    {"sum_blocks", ConfigField::Kind::Integer, 0, 64, {}, [](const KernelConfig& c) { return c.wgmma().sum_blocks; },
+     [](KernelConfig& c, int v) { c.wgmma().sum_blocks = v; }},
+    {"a", ConfigField::Kind::Name, 0, 2, kANames, [](const KernelConfig& c) { return static_cast<int>(c.wgmma().a); },
+     [](KernelConfig& c, int v) { c.wgmma().a = static_cast<WgmmaA>(v); }},
+    {"swap_ab", ConfigField::Kind::Boolean, 0, 1, {}, [](const KernelConfig& c) { return c.wgmma().swap_ab ? 1 : 0; },
+     [](KernelConfig& c, int v) { c.wgmma().swap_ab = v != 0; }},
+    {"b", ConfigField::Kind::Name, 0, 2, kBNames, [](const KernelConfig& c) { return static_cast<int>(c.wgmma().b); },
+     [](KernelConfig& c, int v) { c.wgmma().b = static_cast<WgmmaB>(v); }},
+    {"schedule", ConfigField::Kind::Name, 0, 1, kScheduleNames,
+     [](const KernelConfig& c) { return static_cast<int>(c.wgmma().schedule); },
+     [](KernelConfig& c, int v) { c.wgmma().schedule = static_cast<TileSchedule>(v); }},
+    {"cluster", ConfigField::Kind::Integer, 1, 2, {}, [](const KernelConfig& c) { return c.wgmma().cluster; },
+     [](KernelConfig& c, int v) { c.wgmma().cluster = v; }},
+}};
+
+std::string prologue_of(const KernelConfig& c, const KernelSpecialization& s, std::string_view kernel_name);
+
+class WgmmaRules final : public KernelFamilyRules {
+ public:
+  KernelFamily family() const noexcept override { return KernelFamily::Wgmma; }
+  std::string_view template_path() const noexcept override { return "tf32/wgmma_gemm.cu"; }
+  bool computes(Precision p) const noexcept override { return p == Precision::TF32x3 || p == Precision::TF32; }
+
+  std::string name_suffix(const KernelConfig& c) const override {
+    const WgmmaParams& w = c.wgmma();
+    return fmt::format("_c{}_s{}_a{}_b{}_m{}_g{}{}{}{}{}{}{}", w.consumers, c.stages, w.acc_block_k, w.acc_buffers,
+                       w.sum_blocks, c.raster_group,
+                       w.a == WgmmaA::Registers ? "_rs" : w.a == WgmmaA::RegistersTruncated ? "_rst" : "",
+                       w.swap_ab ? "_swap" : "", w.b == WgmmaB::Converted ? "_cvt" : "",
+                       w.b == WgmmaB::Transformed ? "_tw" : "", w.schedule == TileSchedule::StreamK ? "_sk" : "",
+                       w.cluster != 1 ? fmt::format("_x{}", w.cluster) : "");
+  }
+  bool parse_name_suffix(std::string_view& rest, KernelConfig& c) const override {
+    using namespace name_reader;
+    WgmmaParams& w = c.wgmma();
+    if (!(take_field(rest, "_c", w.consumers) && take_field(rest, "_s", c.stages) &&
+          take_field(rest, "_a", w.acc_block_k, 0) && take_field(rest, "_b", w.acc_buffers) &&
+          take_field(rest, "_m", w.sum_blocks, 0) && take_field(rest, "_g", c.raster_group)))
+      return false;
+    if (take(rest, "_rst")) w.a = WgmmaA::RegistersTruncated;
+    else if (take(rest, "_rs")) w.a = WgmmaA::Registers;
+    if (take(rest, "_swap")) w.swap_ab = true;
+    if (take(rest, "_cvt")) w.b = WgmmaB::Converted;
+    else if (take(rest, "_tw")) w.b = WgmmaB::Transformed;
+    if (take(rest, "_sk")) w.schedule = TileSchedule::StreamK;
+    if (take(rest, "_x")) return take_int(rest, w.cluster);
+    return true;
+  }
+  std::string_view name_form() const noexcept override {
+    return "wgmma_<precision>_<bm>x<bn>x<bk>_c<consumers>_s<stages>_a<acc_block_k>_b<acc_buffers>_m<sum_blocks>_g<group>"
+           "[_rs|_rst][_swap][_cvt|_tw][_sk][_x<cluster>], e.g. wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8";
+  }
+
+  std::string invalid_reason(const KernelConfig& c, const StaticLimits& limits) const override {
+    if (!computes(c.precision)) return fmt::format("wgmma computes tf32x3 and tf32, not {}", to_string(c.precision));
+    for (auto rule : {unused_fields_problem, shape_problem, operand_problem})
+      if (std::string p = rule(c); !p.empty()) return p;
+    return resource_problem(c, limits);
+  }
+  int threads(const KernelConfig& c) const override { return 128 * (1 + c.wgmma().consumers); }
+  size_t shared_memory_bytes(const KernelConfig& c) const override { return wgmma_shared_memory_bytes(c); }
+  int estimated_registers(const KernelConfig& c) const override { return wgmma_consumer_registers(c); }
+
+  // The pre-pass takes care of transposes and vector widths: one main kernel serves every
+  // specialization, except that a raw A in registers is read in its stored layout (K-major or
+  // MN-major), and B converted in the kernel in its source layout and vector width.
+  std::string kernel_name(const KernelConfig& c, const KernelSpecialization& s) const override {
+    const WgmmaParams& w = c.wgmma();
+    std::string name = "jitgemm_" + c.name();
+    if (w.a_in_registers()) name += raw_operand_mn_major(c, s.trans_a, s.trans_b) ? "_mn" : "_k";
+    if (w.b == WgmmaB::Converted)
+      name += fmt::format("_b{}{}", converted_operand_transposed(c, s.trans_a, s.trans_b) ? "t" : "k",
+                          w.swap_ab ? s.vec_a : s.vec_b);
+    return name;
+  }
+  std::string prologue(const KernelConfig& c, const KernelSpecialization& s,
+                       std::string_view kernel_name) const override {
+    return prologue_of(c, s, kernel_name);
+  }
+
+  std::vector<KernelConfig> candidates(const ProblemKey& key, const StaticLimits& limits) const override {
+    return wgmma_candidate_space(key, limits);
+  }
+  std::vector<KernelConfig> sample(const ProblemKey& key) const override { return wgmma_representative_sample(key); }
+  KernelConfig default_config(const ProblemKey& key) const override { return wgmma_default_config(key); }
+  bool runs_in_place(const KernelConfig& c, const ProblemKey& key) const override {
+    return wgmma_runs_in_place(c, key);
+  }
+  // A record that reads an operand in place this problem's memory does not allow (alignment):
+  // the same tiles fed by the pre-pass, when they are valid so.
+  std::optional<KernelConfig> adapt(const KernelConfig& tuned, const ProblemKey& key) const override {
+    if (wgmma_runs_in_place(tuned, key)) return tuned;
+    KernelConfig planes = tuned;
+    WgmmaParams& w = planes.wgmma();
+    w.a = WgmmaA::Planes, w.swap_ab = false, w.b = WgmmaB::Planes;
+    if (!invalid_reason(planes, StaticLimits{}).empty()) return std::nullopt;
+    return planes;
+  }
+
+  std::span<const ConfigField> fields() const noexcept override { return kFields; }
+
+  // min(sm_count, tiles) persistent CTAs; with the stream-K tail min(sm_count, tiles x K
+  // units); CTA pairs: whole clusters over pairs of tiles, at most sm_count CTAs.
+  LaunchGeometry geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t k, int sm_count) const override {
+    const WgmmaParams& w = c.wgmma();
+    if (sm_count < 1)
+      throw InvalidArgument(fmt::format("launch_geometry({}): sm_count={} must be >= 1", c.name(), sm_count));
+    LaunchGeometry g;
+    g.block_x = static_cast<unsigned>(threads(c));
+    g.smem_bytes = wgmma_shared_memory_bytes(c);
+    const int64_t tiles_m = (m + c.block_m - 1) / c.block_m, tiles_n = (n + c.block_n - 1) / c.block_n;
+    // Persistent CTAs walk the tiles; with the stream-K tail they also share tiles along K, so
+    // fewer tiles than SMs still fill the SMs (one K unit, GROUP_STAGES stages, per CTA at least).
+    const int group_stages = wgmma_group_stages(c);
+    const int64_t units = ((k + c.block_k - 1) / c.block_k + group_stages - 1) / group_stages;
+    const int64_t work = w.schedule == TileSchedule::StreamK ? tiles_m * tiles_n * units : tiles_m * tiles_n;
+    g.grid_x = static_cast<unsigned>(std::min<int64_t>(work, sm_count));
+    if (w.cluster > 1) {
+      // CTA pairs walk pairs of tiles side by side: whole clusters, at most one CTA per SM.
+      const int64_t pairs = tiles_m * ((tiles_n + w.cluster - 1) / w.cluster);
+      g.grid_x = static_cast<unsigned>(std::min<int64_t>(pairs, sm_count / w.cluster) * w.cluster);
+      if (g.grid_x == 0)
+        throw InvalidArgument(
+            fmt::format("launch_geometry({}): sm_count={} holds no cluster of {}", c.name(), sm_count, w.cluster));
+    }
+    return g;
+  }
+};
+
+// The constants tf32/wgmma_gemm.cu reads (its #ifndef KERNEL_NAME block lists them).
+std::string prologue_of(const KernelConfig& c, const KernelSpecialization& s, std::string_view kernel_name) {
+  const WgmmaParams& w = c.wgmma();
+  const bool convert = w.b == WgmmaB::Converted;
+  return fmt::format(
+      "// Generated by jitgemm codegen: {config}. Constants only; the kernel is the template below.\n"
+      "#define KERNEL_NAME {name}\n"
+      "constexpr int TF32X3 = {x3};\n"
+      "constexpr int BLOCK_M = {bm}, BLOCK_N = {bn}, BLOCK_K = {bk};\n"
+      "constexpr int STAGES = {stages};\n"
+      "constexpr int CONSUMERS = {consumers};\n"
+      "constexpr int ACC_BLOCK_K = {acc};\n"
+      "constexpr int ACC_BUFFERS = {buffers};\n"
+      "constexpr int SUM_BLOCKS = {sum};\n"
+      "constexpr int RASTER_GROUP = {group};\n"
+      "constexpr int A_IN_REGISTERS = {rs}, A_ROUND = {round}, A_MN_MAJOR = {mn_major}, TRANSPOSE_C = {swap};\n"
+      "constexpr int CONVERT_B = {convert}, CONVERT_TRANSPOSED = {convert_t}, CONVERT_VEC = {convert_vec};\n"
+      "constexpr int TRANSFORM_B = {transform};\n"
+      "constexpr int STREAM_K = {stream_k}, CLUSTER = {cluster};\n{cluster_attribute}"
+      "constexpr int PRODUCER_REGS = {producer}, CONSUMER_REGS = {consumer};\n"
+      "constexpr int SMEM_BYTES = {smem};\n",
+      fmt::arg("config", c.name()), fmt::arg("name", kernel_name), fmt::arg("x3", is_x3(c) ? 1 : 0),
+      fmt::arg("bm", c.block_m), fmt::arg("bn", c.block_n), fmt::arg("bk", c.block_k), fmt::arg("stages", c.stages),
+      fmt::arg("consumers", w.consumers), fmt::arg("acc", w.acc_block_k), fmt::arg("buffers", w.acc_buffers),
+      fmt::arg("sum", w.sum_blocks), fmt::arg("group", c.raster_group), fmt::arg("rs", w.a_in_registers() ? 1 : 0),
+      fmt::arg("round", w.a == WgmmaA::RegistersTruncated ? 0 : 1),
+      fmt::arg("mn_major", w.a_in_registers() && raw_operand_mn_major(c, s.trans_a, s.trans_b) ? 1 : 0),
+      fmt::arg("swap", w.swap_ab ? 1 : 0), fmt::arg("convert", convert ? 1 : 0),
+      fmt::arg("convert_t", convert && converted_operand_transposed(c, s.trans_a, s.trans_b) ? 1 : 0),
+      fmt::arg("convert_vec", !convert ? 4 : w.swap_ab ? s.vec_a : s.vec_b),
+      fmt::arg("transform", w.b == WgmmaB::Transformed ? 1 : 0),
+      fmt::arg("stream_k", w.schedule == TileSchedule::StreamK ? 1 : 0), fmt::arg("cluster", w.cluster),
+      fmt::arg("cluster_attribute",
+               w.cluster > 1 ? fmt::format("#define CLUSTER_ATTRIBUTE __cluster_dims__({}, 1, 1)\n", w.cluster) : ""),
+      fmt::arg("producer", wgmma_register_budget(c).producer), fmt::arg("consumer", wgmma_register_budget(c).consumer),
+      fmt::arg("smem", wgmma_shared_memory_bytes(c)));
+}
+
+}  // namespace
+
+SetmaxnregBudget wgmma_register_budget(const KernelConfig& c) {
+  if (c.wgmma().b == WgmmaB::Transformed) return {kWgmmaTransformProducerRegs, kWgmmaTransformConsumerRegs};
+  return {kWgmmaProducerRegs, kWgmmaConsumerRegs};
+}
+
+int wgmma_group_stages(const KernelConfig& c) {
+  const int acc = c.wgmma().acc_block_k;
+  return is_x3(c) && acc > c.block_k ? acc / c.block_k : 1;
+}
+
+size_t wgmma_shared_memory_bytes(const KernelConfig& c) {
+  const WgmmaParams& w = c.wgmma();
+  const bool transform = w.b == WgmmaB::Transformed;
+  const size_t a_planes = w.a_in_registers() ? 1 : static_cast<size_t>(planes(c));  // RS: one raw A tile
+  // transform_b: the raw B tile beside its planes.
+  const size_t b_tiles = static_cast<size_t>(planes(c) + (transform ? 1 : 0));
+  const size_t stage = (a_planes * c.block_m + b_tiles * c.block_n) * c.block_k * sizeof(float);
+  const size_t convert_tile = w.b == WgmmaB::Converted ? 64 * 68 * sizeof(float) + 16 : 0;  // CONVERT_SMEM_BYTES
+  // full and empty barriers; transform_b adds ready barriers and a non-finite word (8 bytes each).
+  const size_t barriers = (transform ? 32 : 16) * static_cast<size_t>(c.stages);
+  return kSmemAlign + static_cast<size_t>(c.stages) * stage + barriers + convert_tile;
+}
+
+int wgmma_consumer_registers(const KernelConfig& c) {
+  const WgmmaParams& w = c.wgmma();
+  const int blocks = is_x3(c) ? w.acc_buffers + (w.sum_blocks > 0 ? 1 : 0) : (w.acc_block_k > 0 ? 1 : 0);
+  // RS: the A fragments (A_FRAGMENT_REGS of the template).
+  const int fragments = !w.a_in_registers() ? 0 : is_x3(c) ? 8 * (w.acc_block_k / 8) * w.acc_buffers : c.block_k;
+  return (1 + blocks) * (c.block_n / 2) + fragments + 24;
+}
+
+bool wgmma_statically_valid(const KernelConfig& c, const StaticLimits& limits, std::string* why) {
+  if (c.family() != KernelFamily::Wgmma) {
+    if (why != nullptr) *why = fmt::format("family {} is not the wgmma family", to_string(c.family()));
+    return false;
+  }
+  return statically_valid(c, limits, why);
+}
+
+std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const StaticLimits& limits) {
+  const Precision family = wgmma_precision(key, "candidate_space");
+  const bool x3 = family == Precision::TF32x3;
+  const bool long_k = key.k > kWgmmaLongK;
+  const std::vector<int> widths = x3 ? std::vector<int>{96, 128, 192} : std::vector<int>{128, 192, 256};
+  const int64_t max_bn = std::max<int64_t>(
+      widths.front(), static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(key.n, 1)))));
+  std::vector<KernelConfig> out;
+  auto add = [&](const KernelConfig& c) {
+    if (statically_valid(c, limits, nullptr)) out.push_back(c);
+  };
+  for (int bn : widths) {
+    if (bn > max_bn) continue;
+    if (x3) {
+      for (int bk : {16, 32}) {
+        const int top = max_stages(wgmma(family, bn, bk, 2, 32), limits);
+        for (int stages = std::max(2, kMinKInFlight / bk); stages <= top; ++stages)
+          for (int acc : {16, 32})
+            for (int buffers : {1, 2})
+              for (int sum : {0, 16})
+                if (sum == 0 || long_k) add(wgmma(family, bn, bk, stages, acc, buffers, sum));
+      }
+    } else {
+      const int top = std::min(6, max_stages(wgmma(family, bn, 32, 2, 0), limits));
+      for (int stages = 4; stages <= top; ++stages)
+        for (int acc : {0, 256, 1024})
+          if (acc == 0 || key.k > acc) add(wgmma(family, bn, 32, stages, acc));
+    }
+  }
+  // A in registers (RS), for every plane-fed candidate with 32 K per stage: read in place
+  // from whichever operand TMA can take there (16-byte aligned, ld % 4 == 0), unswapped (A)
+  // or swapped (B); tf32x3 also with A's big part truncated instead of rounded.
+  const size_t plane_fed = out.size();
+  for (size_t i = 0; i < plane_fed; ++i) {
+    if (out[i].block_k != 32) continue;
+    for (bool swap : {false, true})
+      for (bool round : {true, false}) {
+        if (!round && (!x3 || swap)) continue;
+        const KernelConfig c = in_registers(out[i], round, swap);
+        if (wgmma_runs_in_place(c, key)) add(c);
+      }
+  }
+  // tf32 with A in registers: also with B's plane written by the kernel itself (no pre-pass).
+  const size_t in_registers_end = out.size();
+  for (size_t i = plane_fed; i < in_registers_end; ++i) {
+    if (x3) break;
+    add(converting(out[i]));
+  }
+  // Both operands MN-major (A.T @ B, or swapped A @ B): with A in registers, B also read raw and
+  // rewritten K-major in shared memory by the transform warps (no pre-pass), as deep a ring as
+  // fits beside the raw B tile.
+  const size_t converting_end = out.size();
+  for (size_t i = plane_fed; i < converting_end; ++i) {
+    if (out[i].wgmma().b == WgmmaB::Converted) continue;
+    KernelConfig c = transforming(out[i]);
+    c.stages = std::min(c.stages, max_stages(c, limits));
+    if (!wgmma_runs_in_place(c, key) || std::find(out.begin(), out.end(), c) != out.end()) continue;
+    add(c);
+  }
+  // Launch order: every candidate groups 8 tile rows; the widest tf32 tiles with A in
+  // registers (the fastest measured) also try 4 and 16 (which panels of A and B the CTAs of one
+  // wave share in L2).
+  const size_t grouped = out.size();
+  for (size_t i = 0; i < grouped; ++i) {
+    if (x3 || !out[i].wgmma().a_in_registers() || out[i].block_n != 256) continue;
+    for (int group : {4, 16}) {
+      KernelConfig c = out[i];
+      c.raster_group = group;
+      add(c);
+    }
+  }
+  // CTA pairs sharing A's tile (TMA multicast): every candidate with B from a pre-pass, on
+  // problems of at least two tiles along N.
+  const size_t unpaired = out.size();
+  for (size_t i = 0; i < unpaired; ++i)
+    if (out[i].wgmma().b == WgmmaB::Planes && key.n > out[i].block_n) add(paired(out[i]));
+  // One consumer warpgroup (64-row tiles), for problems whose 128-row tiles fill less than two
+  // waves of the largest Hopper parts: twice the tiles keep more SMs busy.
+  const int64_t tiles_128 = (key.m + 127) / 128 * ((key.n + 127) / 128);
+  if (tiles_128 < 2 * kStreamKWave) {
+    const size_t two_consumers = out.size();
+    for (size_t i = 0; i < two_consumers; ++i) {
+      const WgmmaParams& w = out[i].wgmma();
+      if (w.cluster == 1 && w.b != WgmmaB::Converted && out[i].raster_group == 8) add(single_consumer(out[i]));
+    }
+  }
+  // Tile schedule: every candidate also with the stream-K tail, where its tiles leave the last
+  // wave of the largest Hopper parts (132 SMs) partly empty.
+  const size_t scheduled = out.size();
+  for (size_t i = 0; i < scheduled; ++i) {
+    const int64_t tiles = ((key.m + out[i].block_m - 1) / out[i].block_m) * ((key.n + out[i].block_n - 1) / out[i].block_n);
+    if (tiles % kStreamKWave != 0 && out[i].wgmma().cluster == 1) add(streaming(out[i]));
+  }
+  sort_by_name(out);
+  return out;
+}
+
+std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
+  const Precision f = wgmma_precision(key, "representative_sample");
+  std::vector<KernelConfig> sample;
+  if (f == Precision::TF32)
+    sample = {
+        wgmma(f, 256, 32, 4, 0),     // the default: one product, tensor cores accumulate all of K
+        wgmma(f, 128, 32, 6, 0),     // the default for N <= 128
+        wgmma(f, 128, 32, 6, 256),   // the long-K default: FP32-added blocks of 256
+        wgmma(f, 192, 32, 5, 1024),  // blocks of 1024 (32 stages each), 5 stages, 201 KiB
+        in_registers(wgmma(f, 256, 32, 4, 0), true, false),     // A in registers, the widest tile
+        in_registers(wgmma(f, 128, 32, 6, 256), true, true),    // swapped, blocked
+        converting(in_registers(wgmma(f, 256, 32, 4, 0), true, false)),  // B's plane written in the kernel
+        converting(in_registers(wgmma(f, 128, 32, 5, 0), true, true)),   // the same, swapped, narrower
+        streaming(in_registers(wgmma(f, 256, 32, 4, 0), true, false)),   // the stream-K tail
+        streaming(wgmma(f, 128, 32, 6, 256)),                            // the same, plane-fed, blocked
+        paired(in_registers(wgmma(f, 256, 32, 4, 0), true, false)),      // a CTA pair sharing A (multicast)
+        paired(in_registers(wgmma(f, 128, 32, 6, 0), true, true)),       // the same, swapped
+        single_consumer(in_registers(wgmma(f, 256, 32, 5, 0), true, false)),  // one consumer warpgroup, 64 x 256
+        transforming(in_registers(wgmma(f, 192, 32, 3, 0), true, false)),     // B made K-major in shared memory
+        transforming(in_registers(wgmma(f, 128, 32, 4, 256), true, true)),    // the same, swapped, blocked
+        streaming(transforming(in_registers(wgmma(f, 256, 32, 2, 0), true, false))),  // the same, 2 stages, stream-K
+    };
+  else
+    sample = {
+        wgmma(f, 128, 32, 3, 32, 1),     // the default
+        wgmma(f, 128, 32, 3, 32, 2),     // double-buffered blocks
+        wgmma(f, 96, 32, 3, 32, 1, 16),  // the long-K default: two-level running sum
+        wgmma(f, 96, 32, 3, 32, 1),      // the default for N <= 96
+        wgmma(f, 192, 32, 2, 32, 1),     // the widest tile, 2 stages
+        wgmma(f, 128, 16, 6, 32, 2),     // blocks spanning two stages (GROUP_STAGES = 2)
+        wgmma(f, 96, 32, 4, 16, 1),      // two blocks per stage; 231 KiB, the most shared memory
+        in_registers(wgmma(f, 128, 32, 4, 32, 1), true, false),   // A in registers
+        in_registers(wgmma(f, 128, 32, 4, 32, 1), false, false),  // truncated big part
+        in_registers(wgmma(f, 96, 32, 4, 16, 1), true, true),     // swapped, two blocks per stage
+        streaming(wgmma(f, 128, 16, 6, 32, 2)),                   // the stream-K tail, units of two stages
+        streaming(in_registers(wgmma(f, 128, 32, 4, 32, 1), true, false)),  // the same, A in registers
+        paired(wgmma(f, 128, 32, 3, 32, 1)),                                // a CTA pair sharing A (multicast)
+        paired(in_registers(wgmma(f, 128, 32, 4, 32, 1), false, false)),    // the same, A in registers, truncated
+        paired(wgmma(f, 96, 16, 6, 32, 2)),                   // the same, 16 K per stage (64-byte swizzle)
+        single_consumer(wgmma(f, 128, 32, 4, 32, 1)),         // one consumer warpgroup, 64 x 128
+        transforming(in_registers(wgmma(f, 128, 32, 3, 32, 1), true, false)),  // B split into planes in shared memory
+        transforming(in_registers(wgmma(f, 96, 32, 3, 16, 1), true, true)),    // the same, swapped, two blocks per stage
+        single_consumer(transforming(in_registers(wgmma(f, 128, 32, 3, 32, 1), false, false))),  // 64 x 128, truncated
+    };
+  std::erase_if(sample, [&](const KernelConfig& c) { return !wgmma_runs_in_place(c, key); });
+  return sample;
+}
+
+bool wgmma_runs_in_place(const KernelConfig& c, const ProblemKey& key) {
+  const WgmmaParams& w = c.wgmma();
+  if (!w.a_in_registers()) return true;
+  const bool a_ok = (w.swap_ab ? key.vec_b : key.vec_a) == 4;
+  const bool b_ok = w.b != WgmmaB::Transformed ||
+                    ((w.swap_ab ? key.vec_a : key.vec_b) == 4 && transformed_operand_mn_major(c, key.trans_a, key.trans_b));
+  return a_ok && b_ok;
+}
+
+KernelConfig wgmma_default_config(const ProblemKey& key) {
+  const Precision f = wgmma_precision(key, "default_config");
+  const bool long_k = key.k > kWgmmaLongK;
+  if (f == Precision::TF32) {
+    // 128x256 is the fastest measured; it cannot be blocked (registers), long K takes 128x128
+    // with blocks of 256 (passed the H200 correctness runs where 128x256 failed at K = 4100).
+    if (long_k) return wgmma(f, 128, 32, 6, 256);
+    return key.n > 128 ? wgmma(f, 256, 32, 4, 0) : wgmma(f, 128, 32, 6, 0);
+  }
+  // 128x128x32, 3 stages, blocks of 32, one accumulator: the fastest measured. Long K needs
+  // the two-level sum, which spills at 128 columns: 128x96 then.
+  if (long_k || key.n <= 96) return wgmma(f, 96, 32, 3, 32, 1, long_k ? 16 : 0);
+  return wgmma(f, 128, 32, 3, 32, 1);
+}
+
+const KernelFamilyRules& wgmma_rules() noexcept {
+  static const WgmmaRules rules;
+  return rules;
+}
+
+}  // namespace jitgemm

@@ -1,0 +1,132 @@
+// make_launch_plan: the workspace layout, geometry and pre-passes of a config on a problem.
+#include "exec/launch_plan.hpp"
+
+#include <fmt/format.h>
+
+#include "codegen/split_k_policy.hpp"
+#include "codegen/wgmma_family.hpp"
+#include "jitgemm/error.hpp"
+
+namespace jitgemm {
+namespace {
+
+constexpr size_t kRegionAlign = 256;
+
+size_t align_up(size_t bytes) { return (bytes + kRegionAlign - 1) / kRegionAlign * kRegionAlign; }
+size_t floats(int64_t count) { return sizeof(float) * static_cast<size_t>(count); }
+
+// Appends regions one after another, each on a kRegionAlign boundary.
+class RegionAllocator {
+ public:
+  WorkspaceRegion take(size_t bytes) {
+    if (bytes == 0) return {};
+    const WorkspaceRegion r{align_up(end_), bytes};
+    end_ = r.end();
+    return r;
+  }
+  size_t total() const { return end_ == 0 ? 0 : align_up(end_); }
+
+ private:
+  size_t end_ = 0;
+};
+
+// Which symmetric operands the kernel reads in place (and so needs copied full first): all of
+// them for the split-K families; for wgmma the one in registers and the source of a B converted
+// or transformed in the kernel, the pre-pass expanding the others itself.
+void mark_in_place_symmetric(const KernelConfig& c, const ProblemKey& p, PlannedOperand& a, PlannedOperand& b) {
+  const bool sa = p.structure_a == Structure::Symmetric, sb = p.structure_b == Structure::Symmetric;
+  bool a_in_place = true, b_in_place = true;
+  if (const WgmmaParams* w = c.if_wgmma()) {
+    const bool kernel_a_in_place = w->a_in_registers(), kernel_b_in_place = w->b != WgmmaB::Planes;
+    a_in_place = w->swap_ab ? kernel_b_in_place : kernel_a_in_place;
+    b_in_place = w->swap_ab ? kernel_a_in_place : kernel_b_in_place;
+  }
+  a.expanded = sa && a_in_place;
+  b.expanded = sb && b_in_place;
+  a.symmetric = sa && !a.expanded;
+  b.symmetric = sb && !b.expanded;
+  a.expanded_ld = a.expanded ? expanded_symmetric_ld(a.rows) : 0;
+  b.expanded_ld = b.expanded ? expanded_symmetric_ld(b.rows) : 0;
+}
+
+void plan_expansions(LaunchPlan& plan, RegionAllocator& regions) {
+  for (auto [op, region] : {std::pair{&plan.a, &plan.workspace.expanded_a}, std::pair{&plan.b, &plan.workspace.expanded_b}}) {
+    if (!op->expanded) continue;
+    *region = regions.take(floats(op->rows * op->expanded_ld));
+  }
+}
+
+void plan_split_k(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& regions) {
+  const ProblemKey& p = plan.key;
+  plan.main = launch_geometry(plan.config, p.m, p.n, p.k, device.sm_count);
+  plan.split_k_ld = split_k_workspace_ld(p.n);
+  if (plan.config.split_k > 1)
+    plan.workspace.split_k_partials = regions.take(floats(plan.config.split_k * p.m * plan.split_k_ld));
+}
+
+void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& regions) {
+  const KernelConfig& c = plan.config;
+  const WgmmaParams& w = c.wgmma();
+  const ProblemKey& p = plan.key;
+  if (!rules_of(c).runs_in_place(c, p))
+    throw InvalidArgument(fmt::format("launch plan {}: reads {} in place, which needs a 16-byte aligned base and a "
+                                      "leading dimension that is a multiple of 4 (vector widths A {}, B {})",
+                                      c.name(), w.swap_ab ? "B" : "A", p.vec_a, p.vec_b));
+  plan.kernel_a = w.swap_ab ? plan.b : plan.a;
+  plan.kernel_b = w.swap_ab ? plan.a : plan.b;
+  if (w.b == WgmmaB::Transformed && !plan.kernel_b.rows_contiguous)
+    throw InvalidArgument(fmt::format("launch plan {}: B transformed in shared memory needs {} stored MN-major ({}), "
+                                      "got {}",
+                                      c.name(), w.swap_ab ? "A" : "B", w.swap_ab ? "trans_a = T" : "trans_b = N",
+                                      w.swap_ab ? "trans_a = N" : "trans_b = T"));
+  plan.planes = c.precision == Precision::TF32x3 ? 2 : 1;
+  plan.plane_ld = (p.k + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign;
+  plan.prepass_a = !w.a_in_registers();
+  plan.prepass_b = w.b == WgmmaB::Planes;
+  const int slots = w.cluster > 1 && device.cluster_slots > 0 ? device.cluster_slots : device.sm_count;
+  plan.main = launch_geometry(c, plan.kernel_a.rows, plan.kernel_b.rows, p.k, slots);
+
+  // Only tf32x3 reads the pre-pass's flag (the NaN rule; with B transformed no pre-pass sets it),
+  // and only the stream-K tail the flags after it; a plain tf32 kernel saves the memset.
+  plan.flag_words = plan.planes == 2 && w.b != WgmmaB::Transformed ? 1 : 0;
+  if (w.schedule == TileSchedule::StreamK) {
+    const size_t sk_flags = static_cast<size_t>(plan.main.grid_x) * static_cast<size_t>(w.consumers);
+    if (sk_flags > kMaxStreamKFlags)
+      throw NotSupported(fmt::format("launch plan {}: {} stream-K flags exceed the {} reserved", c.name(), sk_flags,
+                                     kMaxStreamKFlags));
+    plan.flag_words = 1 + sk_flags;
+  }
+  WorkspaceLayout& ws = plan.workspace;
+  ws.flags = regions.take(kFlagBytes);
+  if (w.b == WgmmaB::Converted)
+    ws.convert_counters = regions.take(sizeof(unsigned) * static_cast<size_t>(1 + convert_chunks(plan.plane_ld)));
+  if (plan.prepass_a) ws.a_planes = regions.take(floats(plan.planes * plan.kernel_a.rows * plan.plane_ld));
+  if (w.b != WgmmaB::Transformed)  // B converted: the kernel writes its one plane here
+    ws.b_planes = regions.take(floats(plan.planes * plan.kernel_b.rows * plan.plane_ld));
+  if (w.schedule == TileSchedule::StreamK)
+    ws.stream_k_partials = regions.take(floats(int64_t{c.block_m} * c.block_n * device.sm_count));
+}
+
+}  // namespace
+
+LaunchPlan make_launch_plan(const KernelConfig& config, const ProblemKey& problem, const DeviceSlots& device) {
+  if (device.sm_count < 1)
+    throw InvalidArgument(fmt::format("launch plan {}: sm_count={} must be >= 1", config.name(), device.sm_count));
+  LaunchPlan plan;
+  plan.config = config;
+  plan.key = problem;
+  plan.a = {problem.m, problem.trans_a == Op::T};
+  plan.b = {problem.n, problem.trans_b == Op::N};
+  mark_in_place_symmetric(config, problem, plan.a, plan.b);
+  RegionAllocator regions;
+  if (config.family() == KernelFamily::Wgmma) {
+    plan_wgmma(plan, device, regions);
+  } else {
+    plan_split_k(plan, device, regions);
+  }
+  plan_expansions(plan, regions);
+  plan.workspace.total_bytes = regions.total();
+  return plan;
+}
+
+}  // namespace jitgemm

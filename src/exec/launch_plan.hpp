@@ -1,0 +1,95 @@
+// launch_plan.hpp — everything about running a config on a problem key (sizes, transposes,
+// structure, layout classes) that does not depend on the call's addresses, leading dimensions,
+// alpha and beta, worked out once: whether it can run, the workspace layout with named
+// offsets, the main kernel's grid, block and shared memory, and which pre-passes run. The
+// tuner and the Runtime both launch through a plan (GemmLauncher::launch), and the Runtime
+// memoizes plans per (config, problem).
+//
+//   LaunchPlan plan = make_launch_plan(config, key, {device.sm_count, cluster_slots});
+//   buffer = workspaces.get(stream, plan.workspace.total_bytes);
+//   launcher.launch(plan, problem, kernel, a, b, c, buffer, stream);   // problem: lds, alpha, beta
+//
+// Workspace of a wgmma kernel (K' = K rounded up to 32 floats; A', B' the kernel's operands,
+// op(B)^T and op(A) when swapped):
+//   [flags: pre-pass non-finite flag, stream-K flags][converter counters]
+//   [A' big][A' small][B' big][B' small][stream-K partials][expanded A][expanded B]
+// of a split-K kernel: [partial products, split_k x M x ld][expanded A][expanded B].
+// Every region starts on a 256-byte boundary; absent regions have 0 bytes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "codegen/kernel_family.hpp"
+#include "problem/problem_key.hpp"
+
+namespace jitgemm {
+
+// The layout's constants, shared with the kernels' host side.
+inline constexpr int64_t kPlaneAlign = 32;  // plane rows hold K rounded up to 32 floats (one 128-byte swizzle row)
+// The pre-pass's non-finite flag, then the stream-K flags (2 per CTA, up to 2047 CTAs).
+inline constexpr size_t kFlagBytes = 16384;
+inline constexpr size_t kMaxStreamKFlags = kFlagBytes / 4 - 1;
+inline constexpr int64_t kConvertChunk = 64;  // K per chunk of the in-kernel converter (CONVERT_TILE)
+// The converter's chunks of K (one counter each) for planes of `plane_ld` floats per row.
+constexpr int64_t convert_chunks(int64_t plane_ld) { return (plane_ld + kConvertChunk - 1) / kConvertChunk; }
+// A full copy of a symmetric operand of `rows` rows: rows rounded up to 32 floats per row (TMA
+// and 16-byte vectors can read it).
+constexpr int64_t expanded_symmetric_ld(int64_t rows) { return (rows + 31) / 32 * 32; }
+
+struct WorkspaceRegion {
+  size_t offset = 0;
+  size_t bytes = 0;
+  size_t end() const noexcept { return offset + bytes; }
+};
+
+struct WorkspaceLayout {
+  WorkspaceRegion flags;              // wgmma: the pre-pass's non-finite flag, then 2 stream-K flags per CTA
+  WorkspaceRegion convert_counters;   // wgmma, B converted: the unit counter, then one per 64-K chunk
+  WorkspaceRegion a_planes;           // wgmma: A' as K-major TF32 planes (big, then small for tf32x3)
+  WorkspaceRegion b_planes;           // wgmma: B' likewise
+  WorkspaceRegion stream_k_partials;  // wgmma, stream-K: one block_m x block_n partial tile per CTA
+  WorkspaceRegion split_k_partials;   // split-K families: split_k slices of M x split_k_ld floats
+  WorkspaceRegion expanded_a;         // a symmetric A read in place, copied full first
+  WorkspaceRegion expanded_b;         // the same for B
+  size_t total_bytes = 0;
+};
+
+// One operand as the main kernel sees it.
+struct PlannedOperand {
+  int64_t rows = 0;         // M' or N'
+  bool rows_contiguous = false;  // stored K x rows (the rows index contiguous)
+  bool symmetric = false;   // read from its lower triangle by the pre-pass (not expanded first)
+  bool expanded = false;    // a symmetric operand copied full into the workspace first
+  int64_t expanded_ld = 0;  // the copy's leading dimension
+};
+
+// What the device contributes to a plan.
+struct DeviceSlots {
+  int sm_count = 0;       // persistent kernels launch at most one CTA per SM
+  int cluster_slots = 0;  // CTA pairs: the SMs their co-resident clusters cover (0: sm_count)
+};
+
+struct LaunchPlan {
+  KernelConfig config;
+  ProblemKey key;
+  LaunchGeometry main;       // the main kernel
+  WorkspaceLayout workspace;
+  // wgmma: the kernel computes C' = A' B'^T; swapped, A' = op(B)^T, B' = op(A), C' = C^T.
+  PlannedOperand kernel_a, kernel_b;
+  PlannedOperand a, b;       // the caller's A and B (rows M and N), for the symmetric copies
+  int64_t plane_ld = 0;      // wgmma: floats per plane row (K rounded up to 32)
+  int planes = 0;            // wgmma: 2 (tf32x3) or 1 (tf32)
+  bool prepass_a = false;    // wgmma: the pre-pass writes A' planes
+  bool prepass_b = false;    // wgmma: the pre-pass writes B' planes
+  size_t flag_words = 0;     // wgmma: 32-bit flags zeroed before the launch (0: no memset)
+  int64_t split_k_ld = 0;    // split-K: row length of a slice
+};
+
+// Throws InvalidArgument when `config` cannot run problems of `key` (sizes out of range, an
+// operand layout the config does not read, an operand it reads in place whose vector width
+// is not 4) naming why, NotSupported for more stream-K CTAs than the flags hold.
+LaunchPlan make_launch_plan(const KernelConfig& config, const ProblemKey& key, const DeviceSlots& device);
+
+}  // namespace jitgemm
