@@ -1,4 +1,4 @@
-// jitgemm-db: list, show, diff, merge, verify, prune and explain tuning database files.
+// jitgemm-db: list, show, diff, merge, verify, prune and explain (db_explain.hpp) tuning database files.
 // One options struct, setup function and run function per subcommand; main only wires
 // them. Exit status: 0 success, 1 "differs" (diff) or "invalid" (verify), 2 errors.
 #include <CLI/CLI.hpp>
@@ -13,10 +13,11 @@
 #include <vector>
 
 #include "codegen/kernel_family.hpp"
+#include "database/environments.hpp"
 #include "database/tuning_database.hpp"
+#include "db_explain.hpp"
+#include "environment_flags.hpp"
 #include "jitgemm/error.hpp"
-#include "jitgemm/problem.hpp"
-#include "problem/problem_key.hpp"
 #include "table.hpp"
 
 namespace jitgemm {
@@ -46,31 +47,6 @@ std::string lower(std::string text) {
 
 std::string speedup(const TuningRecord& r) {
   return fmt::format("{:.2f}x", r.timing.cublas_median_ms / r.timing.median_ms);
-}
-
-// The current environment given by flags; fields not given compare equal to any record.
-struct EnvironmentFlags {
-  int driver = 0;
-  int nvrtc = 0;
-  std::string template_hash;
-  std::string jitgemm_version;
-
-  bool any() const { return driver > 0 || nvrtc > 0 || !template_hash.empty() || !jitgemm_version.empty(); }
-  std::vector<std::string> differences(const EnvironmentKey& recorded) const {
-    EnvironmentKey current = recorded;
-    if (driver > 0) current.driver_version = driver;
-    if (nvrtc > 0) current.nvrtc_version = nvrtc;
-    if (!template_hash.empty()) current.template_hash = template_hash;
-    if (!jitgemm_version.empty()) current.jitgemm_version = jitgemm_version;
-    return environment_differences(recorded, current);
-  }
-};
-
-void add_environment_flags(CLI::App& cmd, EnvironmentFlags& env) {
-  cmd.add_option("--driver", env.driver, "current driver version (cuDriverGetVersion, e.g. 12040)");
-  cmd.add_option("--nvrtc", env.nvrtc, "current NVRTC version (e.g. 12040)");
-  cmd.add_option("--template-hash", env.template_hash, "current kernel template hash");
-  cmd.add_option("--jitgemm-version", env.jitgemm_version, "current jitgemm version");
 }
 
 // ---- list ---------------------------------------------------------------------------
@@ -312,7 +288,8 @@ std::string prune_reason(const TuningRecord& r, const PruneOptions& o) {
     why.push_back("device");
   }
   if (o.stale) {
-    std::vector<std::string> diffs = o.environment.differences(r.environment);
+    std::vector<std::string> diffs;
+    for (const StaleField& f : staleness(r, o.environment.over(Environments{}))) diffs.push_back(to_string(f));
     if (diffs.empty()) return "";
     why.push_back(fmt::format("stale ({})", fmt::join(diffs, ", ")));
   }
@@ -369,75 +346,11 @@ void setup_prune(CLI::App& app, const GlobalOptions& g, Command& run) {
 
 // ---- explain ------------------------------------------------------------------------
 
-struct ExplainOptions {
-  GemmProblem problem;
-  std::string trans_a = "N", trans_b = "N", precision = "fp32";
-  std::string structure_a = "general", structure_b = "general", fill = "full";
-  DeviceKey device;
-  EnvironmentFlags environment;
-};
-
-ProblemKey explained_key(const ExplainOptions& o) {
-  GemmProblem p = o.problem;
-  p.trans_a = parse_op(o.trans_a, "--trans-a");
-  p.trans_b = parse_op(o.trans_b, "--trans-b");
-  p.precision = parse_precision(o.precision, "--precision");
-  p.structure_a = parse_structure(o.structure_a, "--structure-a");
-  p.structure_b = parse_structure(o.structure_b, "--structure-b");
-  p.fill = parse_fill(o.fill, "--fill");
-  try {
-    p.validate("explain");
-  } catch (const NotSupported& e) {
-    fmt::print(stderr, "note: {}\n", e.what());
-  }
-  return make_problem_key(p);
-}
-
-std::string stale_cell(const EnvironmentFlags& env, const TuningRecord& r) {
-  if (!env.any()) return "-";
-  std::vector<std::string> diffs = env.differences(r.environment);
-  return diffs.empty() ? "no" : fmt::format("{}", fmt::join(diffs, ", "));
-}
-
-int run_explain(const ExplainOptions& o, const GlobalOptions& g) {
-  ProblemKey key = explained_key(o);
-  TuningDatabase db = load_existing(g.db);
-  LookupResult decision = db.lookup(o.device, key, EnvironmentKey{});
-  fmt::print("problem:  {}\ndevice:   {} sm{}\n", key.canonical(), o.device.name, o.device.sm);
-  std::string decision_text = decision.explanation.substr(0, decision.explanation.find("; stale"));
-  fmt::print("decision: {}\n", decision_text);
-  if (decision.record != nullptr && o.environment.any())
-    fmt::print("stale:    {}\n", stale_cell(o.environment, *decision.record));
-  Table table({"record", "match", "distance", "chosen", "why not (record vs asked)", "stale"});
-  for (const MatchExplanation& e : db.explain(o.device, key, EnvironmentKey{})) {
-    bool serves = e.match != MatchExplanation::Match::No;
-    table.add_row({e.record->key(), std::string(to_string(e.match)), serves ? fmt::format("{:.2f}", e.distance) : "-",
-                   e.chosen ? "<-" : "", fmt::format("{}", fmt::join(e.mismatches, "; ")),
-                   stale_cell(o.environment, *e.record)});
-  }
-  fmt::print("\n{}", table.render());
-  return 0;
-}
-
 void setup_explain(CLI::App& app, const GlobalOptions& g, Command& run) {
   auto o = std::make_shared<ExplainOptions>();
   CLI::App* cmd = app.add_subcommand("explain", "which record serves a problem, and why each record does or not");
-  cmd->add_option("--m", o->problem.m, "rows of op(A) and C")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--n", o->problem.n, "columns of op(B) and C")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--k", o->problem.k, "columns of op(A), rows of op(B)")->required()->check(CLI::PositiveNumber);
-  cmd->add_option("--trans-a", o->trans_a, "N or T")->capture_default_str();
-  cmd->add_option("--trans-b", o->trans_b, "N or T")->capture_default_str();
-  cmd->add_option("--lda", o->problem.lda, "leading dimension of A (0: tight)");
-  cmd->add_option("--ldb", o->problem.ldb, "leading dimension of B (0: tight)");
-  cmd->add_option("--ldc", o->problem.ldc, "leading dimension of C (0: tight)");
-  cmd->add_option("--precision", o->precision, "fp32, tf32x3 or tf32")->capture_default_str();
-  cmd->add_option("--structure-a", o->structure_a, "general, symmetric, lower or upper")->capture_default_str();
-  cmd->add_option("--structure-b", o->structure_b, "general, symmetric, lower or upper")->capture_default_str();
-  cmd->add_option("--fill", o->fill, "full, lower or upper")->capture_default_str();
-  cmd->add_option("--device", o->device.name, "device name as the driver reports it")->required();
-  cmd->add_option("--sm", o->device.sm, "compute capability, e.g. 90")->required()->check(CLI::Range(10, 999));
-  add_environment_flags(*cmd, o->environment);
-  cmd->callback([o, &g, &run] { run = [o, &g] { return run_explain(*o, g); }; });
+  add_explain_options(*cmd, *o);
+  cmd->callback([o, &g, &run] { run = [o, &g] { return run_explain(*o, load_existing(g.db)); }; });
 }
 
 }  // namespace

@@ -13,13 +13,13 @@
 #include <set>
 
 #include "codegen/candidate_space.hpp"
-#include "codegen/source_render.hpp"
 #include "codegen/template_store.hpp"
 #include "compile/binary_cache.hpp"
 #include "compile/compiler.hpp"
 #include "cuda/context.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/driver_api.hpp"
+#include "database/environments.hpp"
 #include "database/tuning_database.hpp"
 #include "jitgemm/error.hpp"
 #include "jitgemm/runtime.hpp"
@@ -116,14 +116,15 @@ void draw_progress(const std::string& id, const TuneProgress& p) {
 std::vector<NamedProblem> stale_problems(const std::string& db_path, const cuda::DeviceInfo& info) {
   std::vector<NamedProblem> list;
   const DeviceKey device = device_key(info);
+  const Environments now =
+      machine_environments(TemplateStore::active(), info.driver_version, nvrtc_version(), std::string(version()));
   for (const TuningRecord& r : TuningDatabase::load(db_path).records()) {
     if (!(r.device == device)) continue;
-    const KernelSpecialization spec{r.problem.trans_a, r.problem.trans_b, r.problem.vec_a, r.problem.vec_b,
-                                    r.problem.vec_c};
-    const EnvironmentKey now = current_environment(info, render_kernel(r.config, spec).template_hash);
-    const auto differences = environment_differences(r.environment, now);
-    if (differences.empty()) continue;
-    fmt::print("stale: {} ({})\n", r.problem.canonical(), fmt::join(differences, ", "));
+    const std::vector<StaleField> fields = staleness(r, now);
+    if (fields.empty()) continue;
+    std::vector<std::string> lines;
+    for (const StaleField& f : fields) lines.push_back(to_string(f));
+    fmt::print("stale: {} ({})\n", r.problem.canonical(), fmt::join(lines, ", "));
     list.push_back({r.problem.canonical(), problem_for_key(r.problem)});
   }
   return list;

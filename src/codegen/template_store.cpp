@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "codegen/embedded_templates.hpp"
+#include "common/hash.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -106,6 +107,8 @@ std::string TemplateStore::expand_includes(std::string_view path) const {
   expand_into(path, out, seen);
   return out;
 }
+
+std::string TemplateStore::template_hash(std::string_view path) const { return hash_hex(expand_includes(path)); }
 
 void TemplateStore::expand_into(std::string_view path, std::string& out,
                                 std::set<std::string, std::less<>>& seen) const {

@@ -3,6 +3,7 @@
 //
 //   const TemplateStore& store = TemplateStore::active();
 //   std::string unit = store.expand_includes("fp32/simt_gemm.cu");  // one self-contained unit
+//   std::string hash = store.template_hash("fp32/simt_gemm.cu");    // what records remember
 #pragma once
 
 #include <filesystem>
@@ -35,6 +36,10 @@ class TemplateStore {
   // the original files. `#include <...>` is left alone. Throws InvalidArgument naming the
   // including file for a quoted include that is not in the store.
   std::string expand_includes(std::string_view path) const;
+  // hash_hex(expand_includes(path)): the value render_kernel puts in
+  // RenderedKernel::template_hash for a kernel of this template, and so the template part of
+  // a tuning record's environment. Throws as expand_includes does.
+  std::string template_hash(std::string_view path) const;
 
  private:
   TemplateStore(std::map<std::string, std::string, std::less<>> files, std::string origin)

@@ -13,19 +13,6 @@ namespace jitgemm {
 using json_reader::read_int;
 using json_reader::read_string;
 
-std::vector<std::string> environment_differences(const EnvironmentKey& from, const EnvironmentKey& to) {
-  std::vector<std::string> out;
-  if (from.driver_version != to.driver_version)
-    out.push_back(fmt::format("driver_version {} -> {}", from.driver_version, to.driver_version));
-  if (from.nvrtc_version != to.nvrtc_version)
-    out.push_back(fmt::format("nvrtc_version {} -> {}", from.nvrtc_version, to.nvrtc_version));
-  if (from.template_hash != to.template_hash)
-    out.push_back(fmt::format("template_hash {} -> {}", from.template_hash, to.template_hash));
-  if (from.jitgemm_version != to.jitgemm_version)
-    out.push_back(fmt::format("jitgemm_version {} -> {}", from.jitgemm_version, to.jitgemm_version));
-  return out;
-}
-
 void to_json(nlohmann::json& j, const DeviceKey& d) {
   j = nlohmann::json{{"name", d.name}, {"sm", d.sm}, {"sm_count", d.sm_count}};
 }

@@ -1,6 +1,7 @@
 // The device and environment layers of a tuning record's key: which GPU a record was
 // tuned on (DeviceKey, part of the lookup key) and with which software (EnvironmentKey,
-// compared to flag a record as stale; a stale record is still served).
+// compared to flag a record as stale by staleness() in environments.hpp; a stale record is
+// still served).
 #pragma once
 
 #include <string>
@@ -26,9 +27,6 @@ struct EnvironmentKey {
 
   friend bool operator==(const EnvironmentKey&, const EnvironmentKey&) = default;
 };
-
-// The fields that differ, one line each: "driver_version 12040 -> 12080" (from -> to).
-std::vector<std::string> environment_differences(const EnvironmentKey& from, const EnvironmentKey& to);
 
 // JSON: {"name", "sm", "sm_count"} and {"driver_version", "nvrtc_version",
 // "template_hash", "jitgemm_version"}. from_json checks every field (FieldError).

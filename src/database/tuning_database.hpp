@@ -1,5 +1,5 @@
 // The tuning database: TuningRecords sorted by key, loaded with full validation, looked
-// up (exact, then nearest of the same kind, then none) and written atomically under an
+// up (exact, then nearest of the same kind, then none: match) and written atomically under an
 // advisory lock so that concurrent tuners never lose each other's records.
 //
 // File format: {"schema_version": 2, "records": [...]}, 2-space indent, records sorted by
@@ -20,31 +20,16 @@
 
 namespace jitgemm {
 
-// Which record a lookup serves, and why.
-struct LookupResult {
+// The record nearest to a (device, problem): the search the serving policy
+// (serving_policy.hpp) starts from. It knows nothing of environments or of the bound within
+// which a nearest record may serve.
+struct RecordMatch {
   enum class Rule { Exact, Nearest, None };
   Rule rule = Rule::None;
   const TuningRecord* record = nullptr;  // null for None; valid until the database changes
-  bool stale = false;                    // record's environment differs from the current one
-  double distance = 0;                   // size distance of a Nearest record (0 for Exact)
-  std::string explanation;               // one line for logs and jitgemm-db explain
+  double distance = 0;                   // size_distance of a Nearest record (0 for Exact)
+  int device_records = 0;                // records of this device (name and sm), for messages
 };
-
-std::string_view to_string(LookupResult::Rule rule) noexcept;  // "exact", "nearest", "none"
-
-// How one record relates to a lookup (jitgemm-db explain).
-struct MatchExplanation {
-  enum class Match { Exact, Nearest, No };
-  const TuningRecord* record = nullptr;
-  Match match = Match::No;  // Nearest: could serve as nearest (same device and kind)
-  double distance = 0;      // |log2 m ratio| + |log2 n ratio| + |log2 k ratio|
-  bool chosen = false;      // the record lookup() serves
-  std::vector<std::string> mismatches;    // why it cannot serve: "sm differs (80 vs 90)"
-  bool stale = false;
-  std::vector<std::string> stale_fields;  // environment_differences(record, current)
-};
-
-std::string_view to_string(MatchExplanation::Match match) noexcept;  // "exact", "nearest", "no"
 
 struct SaveReport {
   int written = 0;  // save_merged: records given; update: records in the file written
@@ -81,13 +66,9 @@ class TuningDatabase {
   bool empty() const noexcept { return records_.empty(); }
 
   // Exact: same device name and sm, equal ProblemKey. Nearest: same device and
-  // problem.same_kind(), smallest size distance (ties: more equal ld classes and vector
+  // problem.same_kind(), smallest size_distance (ties: more equal ld classes and vector
   // widths, then newer tuned_at, then key). Otherwise None.
-  LookupResult lookup(const DeviceKey& device, const ProblemKey& problem,
-                      const EnvironmentKey& current) const;
-  // One entry per record, in records() order.
-  std::vector<MatchExplanation> explain(const DeviceKey& device, const ProblemKey& problem,
-                                        const EnvironmentKey& current) const;
+  RecordMatch match(const DeviceKey& device, const ProblemKey& problem) const;
 
   // Under the lock "<path>.lock": re-reads `path`, upserts `records` (they replace
   // records with the same key), writes atomically. A damaged file is moved aside to

@@ -7,12 +7,10 @@ namespace jitgemm {
 MemoizedSelector::MemoizedSelector(TuningDatabase database, DeviceKey device, Environments environments)
     : database_(std::move(database)), device_(std::move(device)), environments_(std::move(environments)) {}
 
-Selection MemoizedSelector::select(const ProblemKey& key) {
+const ServingDecision& MemoizedSelector::select(const ProblemKey& key) {
   if (auto it = memo_.find(key); it != memo_.end()) return it->second;
   if (memo_.size() >= kMaxMemoized) memo_.clear();
-  Selection selection = select_kernel(database_, device_, key, environments_);
-  memo_.emplace(key, selection);
-  return selection;
+  return memo_.emplace(key, lookup(database_, device_, key, environments_)).first->second;
 }
 
 void MemoizedSelector::upsert(TuningRecord record) {

@@ -8,20 +8,19 @@
 #include <filesystem>
 #include <mutex>
 
-#include "codegen/candidate_space.hpp"
-#include "codegen/source_render.hpp"
 #include "codegen/template_store.hpp"
 #include "compile/binary_cache.hpp"
 #include "compile/compiler.hpp"
 #include "cuda/context.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/driver_api.hpp"
+#include "database/environments.hpp"
+#include "database/serving_policy.hpp"
 #include "database/tuning_database.hpp"
 #include "exec/gemm_launch.hpp"
 #include "jitgemm/error.hpp"
 #include "launch/environment.hpp"
 #include "launch/kernel_cache.hpp"
-#include "launch/kernel_selector.hpp"
 #include "launch/memoized_selector.hpp"
 #include "launch/operand_checks.hpp"
 #include "launch/plan_cache.hpp"
@@ -54,28 +53,27 @@ const TemplateStore& templates_for(const std::string& dir, std::unique_ptr<Templ
   return *owned;
 }
 
-// This machine's environment for each kernel family (the template hash differs): one
-// untuned config of each family, a large product (SIMT, wgmma) and a small one (mma.sync)
-// per precision.
-Environments family_environments(const cuda::DeviceInfo& info, const TemplateStore& templates) {
-  Environments environments;
-  for (Precision precision : {Precision::FP32, Precision::TF32x3, Precision::TF32})
-    for (int64_t size : {4096, 64}) {
-      GemmProblem probe;
-      probe.m = probe.n = probe.k = size;
-      probe.precision = precision;
-      const KernelConfig config = untuned_config(make_problem_key(probe));
-      environments[config.family()] =
-          current_environment(info, render_kernel(config, KernelSpecialization{}, templates).template_hash);
-    }
-  return environments;
+// This machine's environment for records of each kernel family (the template hash differs
+// per family: TemplateStore::template_hash, no kernel rendered).
+Environments this_machine(const cuda::DeviceInfo& info, const TemplateStore& templates) {
+  return machine_environments(templates, info.driver_version, nvrtc_version(), std::string(version()));
+}
+
+// The public name of a serving rule.
+ServeRule to_serve_rule(ServingRule rule) noexcept {
+  switch (rule) {
+    case ServingRule::Exact: return ServeRule::Exact;
+    case ServingRule::Nearest: return ServeRule::Nearest;
+    case ServingRule::Default: return ServeRule::Default;
+  }
+  return ServeRule::Default;
 }
 
 // The database is read first, so a damaged file is the error a Runtime reports.
 MemoizedSelector load_selector(const std::string& database_path, const DeviceKey& device,
                                const cuda::DeviceInfo& info, const TemplateStore& templates) {
   TuningDatabase database = TuningDatabase::load(database_path);
-  return MemoizedSelector(std::move(database), device, family_environments(info, templates));
+  return MemoizedSelector(std::move(database), device, this_machine(info, templates));
 }
 
 }  // namespace
@@ -111,10 +109,11 @@ struct Runtime::Impl {
         database_path(first_non_empty(options.database_path, "JITGEMM_TUNING_DB", JITGEMM_SHIPPED_DB)),
         selector(load_selector(database_path, device, info, templates)) {}
 
-  void count(const Selection& s) {
-    (s.rule == ServeRule::Exact ? exact : s.rule == ServeRule::Nearest ? nearest : fallback)++;
-    if (s.stale) stale++;
-    last_rule = static_cast<int>(s.rule);
+  void count(const ServingDecision& d) {
+    const ServeRule rule = to_serve_rule(d.rule);
+    (rule == ServeRule::Exact ? exact : rule == ServeRule::Nearest ? nearest : fallback)++;
+    if (d.stale()) stale++;
+    last_rule = static_cast<int>(rule);
   }
 };
 
@@ -129,15 +128,16 @@ void Runtime::gemm(const GemmProblem& problem, const float* a, const float* b, f
   Impl& im = *impl_;
   im.context.make_current();
   const ProblemKey key = make_problem_key(problem, a, b, c);
-  Selection selection;
+  KernelConfig config;
   {
     std::lock_guard lock(im.database_mutex);
-    selection = im.selector.select(key);
+    const ServingDecision& decision = im.selector.select(key);
+    im.count(decision);
+    config = decision.config;
   }
-  im.count(selection);
   const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
-  const LoadedKernel& kernel = im.kernels.get(selection.config, spec);
-  const LaunchPlan plan = im.plans.get(im.launcher, kernel.function, selection.config, key);
+  const LoadedKernel& kernel = im.kernels.get(config, spec);
+  const LaunchPlan plan = im.plans.get(im.launcher, kernel.function, config, key);
   const auto cu_stream = reinterpret_cast<CUstream>(stream);
   const CUdeviceptr workspace = im.workspaces.get(cu_stream, plan.workspace.total_bytes);
   im.launcher.launch(plan, problem, kernel.function, reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),

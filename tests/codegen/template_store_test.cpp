@@ -5,7 +5,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
+#include "codegen/candidate_space.hpp"
+#include "codegen/source_render.hpp"
 #include "jitgemm/error.hpp"
 #include "support/test_support.hpp"
 
@@ -102,6 +105,27 @@ TEST(TemplateStore, IncludeCycleTerminates) {
 
 TEST(TemplateStore, MissingDirectoryIsAnInvalidArgument) {
   EXPECT_THROW(TemplateStore::from_directory("/nonexistent/jitgemm/templates"), InvalidArgument);
+}
+
+// The template hash a record's environment is compared with comes from the store, without
+// rendering a kernel: it must be the hash render_kernel gives every kernel of the family.
+TEST(TemplateStore, TemplateHashIsWhatRenderKernelRecordsForEveryFamily) {
+  const TemplateStore& store = TemplateStore::embedded();
+  std::map<KernelFamily, KernelConfig> one_of_each;
+  for (Precision p : {Precision::FP32, Precision::TF32x3, Precision::TF32})
+    for (int64_t size : {64, 1000, 4096}) {
+      ProblemKey key;
+      key.m = key.n = key.k = size;
+      key.precision = p;
+      for (const KernelConfig& c : tuning_sample(key)) one_of_each.emplace(c.family(), c);
+    }
+  ASSERT_EQ(one_of_each.size(), std::size(kKernelFamilies));
+  for (const auto& [family, config] : one_of_each) {
+    const std::string hash = store.template_hash(template_path(family));
+    EXPECT_EQ(hash.size(), 32u);
+    EXPECT_EQ(render_kernel(config, KernelSpecialization{}, store).template_hash, hash) << config.name();
+  }
+  EXPECT_THROW(store.template_hash("no/such.cu"), InvalidArgument);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// DeviceKey and EnvironmentKey: equality, differences and checked JSON.
+// DeviceKey and EnvironmentKey: equality and checked JSON (staleness: environments_test.cpp).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -31,18 +31,6 @@ TEST(DeviceKey, RejectsBadValues) {
   } catch (const FieldError& e) {
     EXPECT_EQ(std::string(e.what()), "sm_count: expected 1..100000, got 0");
   }
-}
-
-TEST(EnvironmentKey, DifferencesNameEachField) {
-  EnvironmentKey now = testing::kEnv;
-  EXPECT_TRUE(environment_differences(testing::kEnv, now).empty());
-  now.driver_version = 12080;
-  now.template_hash = "tmpl-new";
-  auto diffs = environment_differences(testing::kEnv, now);
-  ASSERT_EQ(diffs.size(), 2u);
-  EXPECT_EQ(diffs[0], "driver_version 12040 -> 12080");
-  EXPECT_EQ(diffs[1], "template_hash tmpl-3f9a1c2e -> tmpl-new");
-  EXPECT_NE(now, testing::kEnv);
 }
 
 }  // namespace

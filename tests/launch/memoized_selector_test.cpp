@@ -1,5 +1,5 @@
-// The Runtime's memo of kernel selections: the same answers as select_kernel, and
-// forgotten whenever the database changes.
+// The Runtime's memo of serving decisions: the same answers as lookup (the serving policy),
+// and forgotten whenever the database changes.
 #include "launch/memoized_selector.hpp"
 
 #include <gtest/gtest.h>
@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "codegen/candidate_space.hpp"
+#include "database/environment_samples.hpp"
 #include "database/record_samples.hpp"
 #include "problem/problem_key_samples.hpp"
 
@@ -18,19 +19,17 @@ using testing::kH200;
 using testing::sample_problem;
 using testing::sample_record;
 
-Environments environments() {
-  Environments envs;
-  for (KernelFamily f : kKernelFamilies) envs[f] = testing::kEnv;
-  return envs;
-}
+Environments environments() { return testing::environments_of(testing::kEnv); }
 
-void expect_same(const Selection& a, const Selection& b, const ProblemKey& key) {
+void expect_same(const ServingDecision& a, const ServingDecision& b, const ProblemKey& key) {
   EXPECT_EQ(a.config, b.config) << key.canonical();
   EXPECT_EQ(a.rule, b.rule) << key.canonical();
-  EXPECT_EQ(a.stale, b.stale) << key.canonical();
+  EXPECT_EQ(a.record, b.record) << key.canonical();
+  EXPECT_EQ(a.staleness, b.staleness) << key.canonical();
+  EXPECT_EQ(a.explanation, b.explanation) << key.canonical();
 }
 
-TEST(MemoizedSelector, AnswersAsSelectKernelAndMemoizesEachKeyOnce) {
+TEST(MemoizedSelector, AnswersAsLookupAndMemoizesEachKeyOnce) {
   TuningDatabase db;
   db.upsert(sample_record(sample_problem(1024, 1024, 1024)));
   db.upsert(sample_record(sample_problem(1024, 1024, 1024), kH200));
@@ -42,11 +41,11 @@ TEST(MemoizedSelector, AnswersAsSelectKernelAndMemoizesEachKeyOnce) {
                              sample_problem(8192, 1024, 1024), transposed};
   for (int round = 0; round < 2; ++round)
     for (const ProblemKey& key : keys)
-      expect_same(selector.select(key), select_kernel(db, kH100, key, environments()), key);
+      expect_same(selector.select(key), lookup(selector.database(), kH100, key, environments()), key);
   EXPECT_EQ(selector.memoized(), 4u);
-  EXPECT_EQ(selector.select(keys[0]).rule, ServeRule::Exact);
-  EXPECT_EQ(selector.select(keys[1]).rule, ServeRule::Nearest);
-  EXPECT_EQ(selector.select(keys[2]).rule, ServeRule::Default);
+  EXPECT_EQ(selector.select(keys[0]).rule, ServingRule::Exact);
+  EXPECT_EQ(selector.select(keys[1]).rule, ServingRule::Nearest);
+  EXPECT_EQ(selector.select(keys[2]).rule, ServingRule::Default);
 }
 
 TEST(MemoizedSelector, KeysDifferingInAnyFieldAreMemoizedApart) {
@@ -54,12 +53,12 @@ TEST(MemoizedSelector, KeysDifferingInAnyFieldAreMemoizedApart) {
   TuningDatabase db;
   db.upsert(sample_record(base));
   MemoizedSelector selector(db, kH100, environments());
-  EXPECT_EQ(selector.select(base).rule, ServeRule::Exact);
+  EXPECT_EQ(selector.select(base).rule, ServingRule::Exact);
   const std::vector<ProblemKey> keys = testing::one_field_variants(base);
   for (const ProblemKey& key : keys) {
-    const Selection s = selector.select(key);
-    expect_same(s, select_kernel(db, kH100, key, environments()), key);
-    EXPECT_NE(s.rule, ServeRule::Exact) << key.canonical();
+    const ServingDecision s = selector.select(key);
+    expect_same(s, lookup(selector.database(), kH100, key, environments()), key);
+    EXPECT_NE(s.rule, ServingRule::Exact) << key.canonical();
   }
   EXPECT_EQ(selector.memoized(), keys.size() + 1);
 }
@@ -67,16 +66,16 @@ TEST(MemoizedSelector, KeysDifferingInAnyFieldAreMemoizedApart) {
 TEST(MemoizedSelector, ATunedRecordIsServedAtOnce) {
   MemoizedSelector selector(TuningDatabase{}, kH100, environments());
   const ProblemKey key = sample_problem(2048, 512, 4096);
-  EXPECT_EQ(selector.select(key).rule, ServeRule::Default);
+  EXPECT_EQ(selector.select(key).rule, ServingRule::Default);
   EXPECT_EQ(selector.select(key).config, untuned_config(key));
 
   TuningRecord record = sample_record(key);
   selector.upsert(record);
   EXPECT_EQ(selector.memoized(), 0u);
-  Selection s = selector.select(key);
-  EXPECT_EQ(s.rule, ServeRule::Exact);
+  ServingDecision s = selector.select(key);
+  EXPECT_EQ(s.rule, ServingRule::Exact);
   EXPECT_EQ(s.config, record.config);
-  EXPECT_FALSE(s.stale);
+  EXPECT_FALSE(s.stale());
   EXPECT_EQ(selector.database().size(), 1u);
 
   // A re-tune with other tiles replaces the record and the memoized selection.

@@ -2,16 +2,13 @@
 // tests/fixtures/ and checks output, exit status and that inputs stay untouched.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "cuda/driver_api.hpp"
 #include "support/test_support.hpp"
+#include "tools/run_tool.hpp"
 
 namespace {
 
@@ -24,37 +21,15 @@ const std::string kH100 = "NVIDIA H100 80GB HBM3";
 const std::string kKey4096 =
     "NVIDIA H100 80GB HBM3|sm90|gemm.fp32.NN.general.general.full.4096x4096x4096.tight.tight.tight.v444";
 
-struct Result {
-  int status = -1;
-  std::string out, err;
-};
+using Result = jitgemm::testing::ToolResult;
+using jitgemm::testing::read_file_text;
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string quoted(const std::string& arg) {
-  std::string q = "'";
-  for (char c : arg) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
+std::string read_text(const fs::path& path) { return read_file_text(path); }
+std::string quoted(const std::string& arg) { return jitgemm::testing::shell_quoted(arg); }
 
 // Runs jitgemm-db with `args` (and an optional "VAR=value " prefix for the environment).
 Result run_db(const std::vector<std::string>& args, const std::string& env = "") {
-  static const std::string dir = jitgemm::testing::temp_dir("jitgemm_db_cli");
-  const std::string out = dir + "/stdout", err = dir + "/stderr";
-  std::string command = env + quoted(kBinary);
-  for (const std::string& arg : args) command += " " + quoted(arg);
-  command += " >" + quoted(out) + " 2>" + quoted(err) + " </dev/null";
-  int raw = std::system(command.c_str());
-  Result r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  r.out = read_text(out);
-  r.err = read_text(err);
-  return r;
+  return jitgemm::testing::run_tool(kBinary, args, env);
 }
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -166,19 +141,65 @@ TEST_F(JitgemmDb, DiffMergeAndPrune) {
   EXPECT_TRUE(has(r.err, "give at least one of")) << r.err;
 }
 
+// prune --stale compares only the environment fields it is given (staleness() with the
+// other fields not known).
+TEST_F(JitgemmDb, PruneStaleComparesOnlyTheGivenFields) {
+  Result r = run_db({"--db", kSmall, "prune", "--stale", "--driver", "12090", "--dry-run"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "stale (driver_version 12080 -> 12090)")) << r.out;
+  EXPECT_TRUE(has(r.out, "would remove 5 of 5")) << r.out;
+  r = run_db({"--db", kSmall, "prune", "--stale", "--driver", "12080", "--nvrtc", "12080", "--dry-run"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "would remove 0 of 5")) << r.out;
+  r = run_db({"--db", kSmall, "prune", "--stale", "--dry-run"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "prune --stale: give the current environment")) << r.err;
+}
+
 TEST_F(JitgemmDb, ExplainSaysWhyEachRecordMatchesOrNot) {
   Result r = run_db({"--db", kSmall, "explain", "--m", "3000", "--n", "4096", "--k", "4096", "--device", kH100,
                      "--sm", "90", "--driver", "12090"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_TRUE(has(r.out, "decision: nearest: " + kKey4096)) << r.out;
+  EXPECT_TRUE(has(r.out, "decision: nearest: " + kKey4096 + " (distance 0.45: tuned 4096x4096x4096, asked "
+                         "3000x4096x4096), config adapted from simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8")) << r.out;
+  // The config that would run: the record's tiles with the split of this shape.
+  EXPECT_TRUE(has(r.out, "\nconfig:   simt_fp32_128x128x8_w2x4_t8x8_s3_k")) << r.out;
   EXPECT_TRUE(has(r.out, "stale:    driver_version 12080 -> 12090")) << r.out;
+  EXPECT_TRUE(has(r.out, "env:      driver 12090, nvrtc ")) << r.out;
   EXPECT_TRUE(has(r.out, "transposes differ (NT vs NN)")) << r.out;
   EXPECT_TRUE(has(r.out, "device name differs (NVIDIA H200 vs " + kH100 + ")")) << r.out;
   r = run_db({"--db", kSmall, "explain", "--m", "4096", "--n", "4096", "--k", "4096", "--device", kH100, "--sm", "90"});
-  EXPECT_TRUE(has(r.out, "decision: exact: " + kKey4096)) << r.out;
+  EXPECT_TRUE(has(r.out, "decision: exact: " + kKey4096 + "\nconfig:   simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8\n"))
+      << r.out;
   r = run_db({"--db", kSmall, "explain", "--m", "4096", "--n", "4096", "--k", "4096", "--device", kH100, "--sm", "80"});
-  EXPECT_TRUE(has(r.out, "decision: none")) << r.out;
+  EXPECT_TRUE(has(r.out, "decision: default: no record of this kind")) << r.out;
   EXPECT_TRUE(has(r.out, "sm differs (90 vs 80)")) << r.out;
+}
+
+// A nearest record farther than the factor-of-two bound is not served, by the Runtime or by
+// explain: the default runs.
+TEST_F(JitgemmDb, ExplainNamesTheDefaultWhenTheNearestRecordIsTooFar) {
+  Result r = run_db({"--db", kSmall, "explain", "--m", "100", "--n", "4096", "--k", "4096", "--device", kH100,
+                     "--sm", "90"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "decision: default: nearest record " + kKey4096 +
+                             " is more than a factor of two away (tuned 4096x4096x4096, asked 100x4096x4096: M 4096 "
+                             "vs 100)")) << r.out;
+  EXPECT_TRUE(has(r.out, "stale:    - (no record served)")) << r.out;
+  EXPECT_TRUE(has(r.out, "too far")) << r.out;
+  EXPECT_FALSE(has(r.out, "<-")) << r.out;
+}
+
+// Without a CUDA driver the driver version is not known here: explain says so and compares
+// the other fields only.
+TEST_F(JitgemmDb, ExplainWithoutADriverDoesNotCompareTheDriverVersion) {
+  if (jitgemm::cuda::gpu_available()) GTEST_SKIP() << "a CUDA driver loads here: its version is known";
+  Result r = run_db({"--db", kSmall, "explain", "--m", "4096", "--n", "4096", "--k", "4096", "--device", kH100,
+                     "--sm", "90", "--nvrtc", "99990"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "env:      driver: not known here (give --driver), nvrtc 99990")) << r.out;
+  EXPECT_FALSE(has(r.out, "driver_version")) << r.out;
+  EXPECT_TRUE(has(r.out, "stale:    nvrtc_version 12080 -> 99990")) << r.out;
 }
 
 }  // namespace
