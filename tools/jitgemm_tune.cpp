@@ -156,7 +156,7 @@ int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler
     const TuneResult result = tune_problem(np.problem, info, compiler, TemplateStore::active(), settings,
                                            [&](const TuneProgress& p) { draw_progress(np.id, p); });
     int ok = 0;
-    for (const auto& c : result.candidates) ok += c.outcome == TuneOutcome::Ok;
+    for (const auto& c : result.candidates) ok += c.outcome == CandidateOutcome::Ok;
     const auto* best = result.best();
     if (best == nullptr) {
       table.add_row({np.id, std::string(to_string(np.problem.precision)), "-", fmt::format("{:.3f}", result.cublas_timing.median_ms),

@@ -20,10 +20,6 @@ std::string utc_now_iso8601() {
   return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", tm);
 }
 
-// tune/ cannot see database/ (stages to its right), so it has its own outcome enum; the two
-// share their names ("ok", "compile_failed", ...), and the name is the one mapping.
-CandidateOutcome to_record_outcome(TuneOutcome o) { return parse_candidate_outcome(to_string(o)); }
-
 }  // namespace
 
 DeviceKey device_key(const cuda::DeviceInfo& info) {
@@ -63,7 +59,7 @@ TuningRecord make_record(const TuneResult& result, const DeviceKey& device, cons
   record.accuracy = Accuracy{best->rel_error, result.tolerance, result.cublas_rel_error};
   record.candidate_count = static_cast<int>(result.candidates.size());
   for (const auto& c : result.candidates)
-    record.candidates.push_back(CandidateResult{c.config, to_record_outcome(c.outcome), c.timing.median_ms,
+    record.candidates.push_back(CandidateResult{c.config, c.outcome, c.timing.median_ms,
                                                 c.rel_error, c.resources.registers,
                                                 c.resources.spill_store_bytes + c.resources.spill_load_bytes,
                                                 c.detail});

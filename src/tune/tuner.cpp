@@ -22,18 +22,6 @@
 
 namespace jitgemm {
 
-std::string_view to_string(TuneOutcome outcome) noexcept {
-  switch (outcome) {
-    case TuneOutcome::Ok: return "ok";
-    case TuneOutcome::CompileFailed: return "compile_failed";
-    case TuneOutcome::Spills: return "spills";
-    case TuneOutcome::LaunchFailed: return "launch_failed";
-    case TuneOutcome::WrongResult: return "wrong_result";
-    case TuneOutcome::Skipped: return "skipped";
-  }
-  return "?";
-}
-
 namespace {
 
 int64_t stored_rows_a(const GemmProblem& p) { return p.trans_a == Op::N ? p.m : p.k; }
@@ -148,10 +136,10 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
     m.config = cand.config;
     m.resources = cand.outcome.kernel.resources;
     if (!cand.outcome.ok) {
-      m.outcome = TuneOutcome::CompileFailed;
+      m.outcome = CandidateOutcome::CompileFailed;
       m.detail = excerpt(cand.outcome.log);
     } else if (!cand.usable()) {
-      m.outcome = TuneOutcome::Spills;
+      m.outcome = CandidateOutcome::Spills;
       m.detail = fmt::format("{} B spill stores, {} B spill loads, {} B stack", m.resources.spill_store_bytes,
                              m.resources.spill_load_bytes, m.resources.stack_bytes);
     } else {
@@ -173,17 +161,17 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
         const ErrorStats stats = check_output();
         m.rel_error = stats.rel_error;
         if (!stats.passes(result.tolerance)) {
-          m.outcome = TuneOutcome::WrongResult;
+          m.outcome = CandidateOutcome::WrongResult;
           m.detail = fmt::format("error {:.3g} (tolerance {:.3g}), {} unwritten, {} NaN/Inf mismatches",
                                  stats.rel_error, result.tolerance, stats.unwritten, stats.mismatched);
         } else {
           report(TuneProgress::Phase::Timing, i + 1, cand.config.name());
           m.timing = timer.time([&](CUstream s) { launchers[i](problem, s); }, stream.get(), settings.warmup_runs,
                                 settings.screen_runs);
-          m.outcome = TuneOutcome::Ok;
+          m.outcome = CandidateOutcome::Ok;
         }
       } catch (const CudaError& e) {
-        m.outcome = TuneOutcome::LaunchFailed;
+        m.outcome = CandidateOutcome::LaunchFailed;
         m.detail = e.what();
       }
     }
@@ -193,7 +181,7 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
   // 5. The fastest few are timed again with the full run count; the best median wins.
   std::vector<size_t> order;
   for (size_t i = 0; i < result.candidates.size(); ++i)
-    if (result.candidates[i].outcome == TuneOutcome::Ok) order.push_back(i);
+    if (result.candidates[i].outcome == CandidateOutcome::Ok) order.push_back(i);
   std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     return result.candidates[x].timing.median_ms < result.candidates[y].timing.median_ms;
   });

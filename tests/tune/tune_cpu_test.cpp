@@ -36,12 +36,6 @@ TEST(AccuracyContract, NanUnwrittenAndPatternMismatchesNeverPass) {
   EXPECT_FALSE((ErrorStats{1e-9, 0, 1}.passes(1.0)));
 }
 
-TEST(Environment, EveryTuneOutcomeHasARecordOutcomeOfTheSameName) {
-  for (TuneOutcome o : {TuneOutcome::Ok, TuneOutcome::CompileFailed, TuneOutcome::Spills, TuneOutcome::LaunchFailed,
-                        TuneOutcome::WrongResult, TuneOutcome::Skipped})
-    EXPECT_EQ(to_string(parse_candidate_outcome(to_string(o))), to_string(o));
-}
-
 TEST(Environment, ShortGpuNamesAndRates) {
   EXPECT_EQ(short_gpu_name("NVIDIA H200"), "H200");
   EXPECT_EQ(short_gpu_name("NVIDIA H100 80GB HBM3"), "H100");
