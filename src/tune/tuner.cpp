@@ -15,6 +15,7 @@
 #include "exec/compiled_module.hpp"
 #include "exec/gemm_launch.hpp"
 #include "jitgemm/error.hpp"
+#include "problem/stored_shape.hpp"
 #include "tune/accuracy_contract.hpp"
 #include "tune/candidate_compiler.hpp"
 #include "tune/cublas_reference.hpp"
@@ -24,21 +25,16 @@ namespace jitgemm {
 
 namespace {
 
-int64_t stored_rows_a(const GemmProblem& p) { return p.trans_a == Op::N ? p.m : p.k; }
-int64_t stored_cols_a(const GemmProblem& p) { return p.trans_a == Op::N ? p.k : p.m; }
-int64_t stored_rows_b(const GemmProblem& p) { return p.trans_b == Op::N ? p.k : p.n; }
-int64_t stored_cols_b(const GemmProblem& p) { return p.trans_b == Op::N ? p.n : p.k; }
-
 // Device buffers of one tuning run: operands, output, their float64 copies, scratch.
 struct Workspace {
   cuda::DeviceBuffer a, b, c, a64, b64, c64, scratch;
   cuda::DeviceBuffer workspace;  // split-K partials or TF32 planes, grown to the largest candidate's need
   Workspace(const GemmProblem& p)
-      : a(sizeof(float) * stored_rows_a(p) * p.effective_lda()),
-        b(sizeof(float) * stored_rows_b(p) * p.effective_ldb()),
+      : a(sizeof(float) * stored_shape_a(p).rows * p.effective_lda()),
+        b(sizeof(float) * stored_shape_b(p).rows * p.effective_ldb()),
         c(sizeof(float) * p.m * p.effective_ldc()),
-        a64(sizeof(double) * stored_rows_a(p) * p.effective_lda()),
-        b64(sizeof(double) * stored_rows_b(p) * p.effective_ldb()),
+        a64(sizeof(double) * stored_shape_a(p).rows * p.effective_lda()),
+        b64(sizeof(double) * stored_shape_b(p).rows * p.effective_ldb()),
         c64(sizeof(double) * p.m * p.effective_ldc()),
         scratch(64) {}
 };
@@ -94,12 +90,13 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
   // triangle becomes NaN: a candidate that reads it fails verification.
   const bool symmetric_a = problem.structure_a == Structure::Symmetric;
   const bool symmetric_b = problem.structure_b == Structure::Symmetric;
-  support.fill_random(ws.a.get(), stored_rows_a(problem), stored_cols_a(problem), problem.effective_lda(), seed,
+  const StoredShape stored_a = stored_shape_a(problem), stored_b = stored_shape_b(problem);
+  support.fill_random(ws.a.get(), stored_a.rows, stored_a.cols, problem.effective_lda(), seed,
                       RandomKind::Uniform01, symmetric_a, NAN, stream.get());
-  support.fill_random(ws.b.get(), stored_rows_b(problem), stored_cols_b(problem), problem.effective_ldb(),
+  support.fill_random(ws.b.get(), stored_b.rows, stored_b.cols, problem.effective_ldb(),
                       seed + 1, RandomKind::Uniform01, symmetric_b, NAN, stream.get());
-  support.widen_to_double(ws.a.get(), ws.a64.get(), stored_rows_a(problem) * problem.effective_lda(), stream.get());
-  support.widen_to_double(ws.b.get(), ws.b64.get(), stored_rows_b(problem) * problem.effective_ldb(), stream.get());
+  support.widen_to_double(ws.a.get(), ws.a64.get(), stored_a.rows * problem.effective_lda(), stream.get());
+  support.widen_to_double(ws.b.get(), ws.b64.get(), stored_b.rows * problem.effective_ldb(), stream.get());
   // Verification runs with beta = 0 on a NaN-poisoned C: an unwritten element stays NaN.
   GemmProblem verify_problem = problem;
   verify_problem.beta = 0.0f;
