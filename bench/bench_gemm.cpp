@@ -24,7 +24,7 @@
 #include "cuda/event.hpp"
 #include "cuda/stream.hpp"
 #include "jitgemm/runtime.hpp"
-#include "launch/environment.hpp"
+#include "problem/flop_rate.hpp"
 #include "problem/problem_list.hpp"
 #include "problem/reference_problems.hpp"
 #include "problem/stored_shape.hpp"
@@ -127,7 +127,7 @@ std::vector<std::pair<std::string, GemmProblem>> bench_problems() {
 }
 
 void write_results(const BenchEnv& env) {
-  const std::string gpu = short_gpu_name(env.info.name);
+  const std::string gpu = cuda::short_gpu_name(env.info.name);
   nlohmann::json j;
   j["device"] = env.info.name;
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());

@@ -1,6 +1,7 @@
 // The device and environment layers of a tuning record's key: which GPU a record was
 // tuned on (DeviceKey, part of the lookup key) and with which software (EnvironmentKey,
-// compared to flag a record as stale; a stale record is still served).
+// compared to flag a record as stale; a stale record is still served), and both read off
+// this machine.
 #pragma once
 
 #include <string>
@@ -9,6 +10,8 @@
 #include <nlohmann/json_fwd.hpp>
 
 namespace jitgemm {
+
+namespace cuda { struct DeviceInfo; }
 
 struct DeviceKey {
   std::string name;  // as the driver reports it, e.g. "NVIDIA H100 80GB HBM3"
@@ -26,6 +29,12 @@ struct EnvironmentKey {
 
   friend bool operator==(const EnvironmentKey&, const EnvironmentKey&) = default;
 };
+
+// The key of the device `info` describes.
+DeviceKey device_key(const cuda::DeviceInfo& info);
+// This process's environment: the driver of `info`, the NVRTC linked, this jitgemm's
+// version, and `template_hash`, the hash of the kernel template that served or was tuned.
+EnvironmentKey current_environment(const cuda::DeviceInfo& info, const std::string& template_hash);
 
 // The fields that differ, one line each: "driver_version 12040 -> 12080" (from -> to).
 std::vector<std::string> environment_differences(const EnvironmentKey& from, const EnvironmentKey& to);
