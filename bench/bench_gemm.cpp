@@ -24,9 +24,10 @@
 #include "cuda/event.hpp"
 #include "cuda/stream.hpp"
 #include "jitgemm/runtime.hpp"
-#include "launch/environment.hpp"
+#include "problem/flop_rate.hpp"
 #include "problem/problem_list.hpp"
 #include "problem/reference_problems.hpp"
+#include "problem/stored_shape.hpp"
 #include "tune/cublas_reference.hpp"
 #include "tune/event_timer.hpp"
 #include "tune/support_kernels.hpp"
@@ -55,11 +56,6 @@ struct BenchEnv {
 };
 BenchEnv* g_env = nullptr;
 
-int64_t rows_a(const GemmProblem& p) { return p.trans_a == Op::N ? p.m : p.k; }
-int64_t cols_a(const GemmProblem& p) { return p.trans_a == Op::N ? p.k : p.m; }
-int64_t rows_b(const GemmProblem& p) { return p.trans_b == Op::N ? p.k : p.n; }
-int64_t cols_b(const GemmProblem& p) { return p.trans_b == Op::N ? p.n : p.k; }
-
 double timed(BenchEnv& env, const std::function<void(CUstream)>& run) {
   const auto& cu = cuda::driver();
   static unsigned value = 0;
@@ -75,13 +71,14 @@ void bench_problem(benchmark::State& state, const std::string& id, GemmProblem p
   BenchEnv& env = *g_env;
   CUstream s = env.stream.get();
   const int64_t lda = p.effective_lda(), ldb = p.effective_ldb(), ldc = p.effective_ldc();
-  cuda::DeviceBuffer a(4 * rows_a(p) * lda), b(4 * rows_b(p) * ldb), c(4 * p.m * ldc);
-  cuda::DeviceBuffer a64(8 * rows_a(p) * lda), b64(8 * rows_b(p) * ldb), c64(8 * p.m * ldc), scratch(64);
+  const StoredShape sa = stored_shape_a(p), sb = stored_shape_b(p);
+  cuda::DeviceBuffer a(4 * sa.rows * lda), b(4 * sb.rows * ldb), c(4 * p.m * ldc);
+  cuda::DeviceBuffer a64(8 * sa.rows * lda), b64(8 * sb.rows * ldb), c64(8 * p.m * ldc), scratch(64);
   const uint64_t seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  env.support.fill_random(a.get(), rows_a(p), cols_a(p), lda, seed, RandomKind::Uniform01, id == "symmetric", NAN, s);
-  env.support.fill_random(b.get(), rows_b(p), cols_b(p), ldb, seed + 7, RandomKind::Uniform01, id == "symmetric", NAN, s);
-  env.support.widen_to_double(a.get(), a64.get(), rows_a(p) * lda, s);
-  env.support.widen_to_double(b.get(), b64.get(), rows_b(p) * ldb, s);
+  env.support.fill_random(a.get(), sa.rows, sa.cols, lda, seed, RandomKind::Uniform01, id == "symmetric", NAN, s);
+  env.support.fill_random(b.get(), sb.rows, sb.cols, ldb, seed + 7, RandomKind::Uniform01, id == "symmetric", NAN, s);
+  env.support.widen_to_double(a.get(), a64.get(), sa.rows * lda, s);
+  env.support.widen_to_double(b.get(), b64.get(), sb.rows * ldb, s);
   cublas_dgemm(env.cublas, p, a64.get(), b64.get(), c64.get(), s);
   auto error = [&] { return env.support.error_stats(c.get(), ldc, c64.get(), ldc, p.m, p.n, scratch.get(), s).rel_error; };
   auto run_jitgemm = [&](CUstream st) {
@@ -130,7 +127,7 @@ std::vector<std::pair<std::string, GemmProblem>> bench_problems() {
 }
 
 void write_results(const BenchEnv& env) {
-  const std::string gpu = short_gpu_name(env.info.name);
+  const std::string gpu = cuda::short_gpu_name(env.info.name);
   nlohmann::json j;
   j["device"] = env.info.name;
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());

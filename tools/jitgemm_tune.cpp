@@ -20,10 +20,11 @@
 #include "cuda/device_info.hpp"
 #include "cuda/driver_api.hpp"
 #include "database/environments.hpp"
+#include "database/device_key.hpp"
+#include "database/record_from_tuning.hpp"
 #include "database/tuning_database.hpp"
 #include "jitgemm/error.hpp"
 #include "jitgemm/runtime.hpp"
-#include "launch/environment.hpp"
 #include "problem/problem_key.hpp"
 #include "problem/problem_list.hpp"
 #include "problem/reference_problems.hpp"
@@ -157,7 +158,7 @@ int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler
     const TuneResult result = tune_problem(np.problem, info, compiler, TemplateStore::active(), settings,
                                            [&](const TuneProgress& p) { draw_progress(np.id, p); });
     int ok = 0;
-    for (const auto& c : result.candidates) ok += c.outcome == TuneOutcome::Ok;
+    for (const auto& c : result.candidates) ok += c.outcome == CandidateOutcome::Ok;
     const auto* best = result.best();
     if (best == nullptr) {
       table.add_row({np.id, std::string(to_string(np.problem.precision)), "-", fmt::format("{:.3f}", result.cublas_timing.median_ms),

@@ -22,6 +22,15 @@ int device_count() {
   return count;
 }
 
+std::string short_gpu_name(const std::string& device_name) {
+  for (const char* known : {"H200", "H100", "H20", "GH200", "B200"})
+    if (device_name.find(known) != std::string::npos) return known;
+  std::string name = device_name;
+  for (char& ch : name)
+    if (ch == ' ' || ch == '/') ch = '_';
+  return name;
+}
+
 DeviceInfo query_device(int ordinal) {
   const DriverApi& api = driver();
   const int count = device_count();

@@ -25,4 +25,8 @@ DeviceInfo query_device(int ordinal);
 // Number of devices the driver sees; throws CudaError when no driver is usable.
 int device_count();
 
+// "H200" / "H100" / ... for a known GPU, else the device name with spaces and slashes
+// replaced by '_': used in result file names.
+std::string short_gpu_name(const std::string& device_name);
+
 }  // namespace jitgemm::cuda

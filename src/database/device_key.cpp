@@ -1,4 +1,4 @@
-// DeviceKey and EnvironmentKey: comparison and JSON (see device_key.hpp).
+// DeviceKey and EnvironmentKey: this machine's, comparison and JSON (see device_key.hpp).
 #include "database/device_key.hpp"
 
 #include <climits>
@@ -6,12 +6,23 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "compile/compiler.hpp"
+#include "cuda/device_info.hpp"
 #include "database/json_reader.hpp"
+#include "jitgemm/runtime.hpp"
 
 namespace jitgemm {
 
 using json_reader::read_int;
 using json_reader::read_string;
+
+DeviceKey device_key(const cuda::DeviceInfo& info) {
+  return DeviceKey{info.name, info.cc_major * 10 + info.cc_minor, info.sm_count};
+}
+
+EnvironmentKey current_environment(const cuda::DeviceInfo& info, const std::string& template_hash) {
+  return EnvironmentKey{info.driver_version, nvrtc_version(), template_hash, std::string(version())};
+}
 
 void to_json(nlohmann::json& j, const DeviceKey& d) {
   j = nlohmann::json{{"name", d.name}, {"sm", d.sm}, {"sm_count", d.sm_count}};

@@ -11,6 +11,8 @@
 
 namespace jitgemm {
 
+namespace cuda { struct DeviceInfo; }
+
 struct DeviceKey {
   std::string name;  // as the driver reports it, e.g. "NVIDIA H100 80GB HBM3"
   int sm = 0;        // compute capability major * 10 + minor, e.g. 90
@@ -27,6 +29,14 @@ struct EnvironmentKey {
 
   friend bool operator==(const EnvironmentKey&, const EnvironmentKey&) = default;
 };
+
+// The key of the device `info` describes.
+DeviceKey device_key(const cuda::DeviceInfo& info);
+// This process's environment: the driver of `info`, the NVRTC linked, this jitgemm's
+// version, and `template_hash`, the hash of the kernel template that served or was tuned.
+EnvironmentKey current_environment(const cuda::DeviceInfo& info, const std::string& template_hash);
+
+// The fields that differ, one line each: "driver_version 12040 -> 12080" (from -> to).
 
 // JSON: {"name", "sm", "sm_count"} and {"driver_version", "nvrtc_version",
 // "template_hash", "jitgemm_version"}. from_json checks every field (FieldError).

@@ -1,7 +1,6 @@
 // TuningRecord and its parts: names, timestamps and checked JSON (see tuning_record.hpp).
 #include "database/tuning_record.hpp"
 
-#include <array>
 #include <cmath>
 #include <limits>
 #include <ctime>
@@ -23,15 +22,6 @@ using json_reader::read_positive;
 using nlohmann::json;
 
 namespace {
-
-constexpr std::array<std::pair<CandidateOutcome, std::string_view>, 6> kOutcomeNames{{
-    {CandidateOutcome::Ok, "ok"},
-    {CandidateOutcome::CompileFailed, "compile_failed"},
-    {CandidateOutcome::Spills, "spills"},
-    {CandidateOutcome::LaunchFailed, "launch_failed"},
-    {CandidateOutcome::WrongResult, "wrong_result"},
-    {CandidateOutcome::Skipped, "skipped"},
-}};
 
 // A power of two in [lo, hi].
 int read_pow2(const json& j, std::string_view key, int lo, int hi) {
@@ -59,20 +49,6 @@ double read_candidate_error(const json& j) {
 }
 
 }  // namespace
-
-std::string_view to_string(CandidateOutcome o) noexcept {
-  for (const auto& [value, name] : kOutcomeNames)
-    if (value == o) return name;
-  return "?";
-}
-
-CandidateOutcome parse_candidate_outcome(std::string_view text, std::string_view what) {
-  for (const auto& [value, name] : kOutcomeNames)
-    if (name == text) return value;
-  throw InvalidArgument(fmt::format(
-      "{}: unknown value '{}' (expected ok, compile_failed, spills, launch_failed, wrong_result or skipped)",
-      what, text));
-}
 
 std::string TuningRecord::key() const {
   return fmt::format("{}|sm{}|{}", device.name, device.sm, problem.canonical());

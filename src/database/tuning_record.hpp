@@ -14,16 +14,9 @@
 #include "codegen/kernel_config.hpp"
 #include "database/device_key.hpp"
 #include "problem/problem_key.hpp"
+#include "tune/candidate_outcome.hpp"  // CandidateOutcome, stored by name
 
 namespace jitgemm {
-
-// What happened to one candidate during tuning. JSON names: "ok", "compile_failed",
-// "spills", "launch_failed", "wrong_result", "skipped".
-enum class CandidateOutcome { Ok, CompileFailed, Spills, LaunchFailed, WrongResult, Skipped };
-
-std::string_view to_string(CandidateOutcome o) noexcept;
-// Throws InvalidArgument naming `what` and the accepted names.
-CandidateOutcome parse_candidate_outcome(std::string_view text, std::string_view what = "outcome");
 
 struct CandidateResult {
   KernelConfig config;

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "jitgemm/error.hpp"
+#include "problem/stored_shape.hpp"
 
 namespace jitgemm {
 namespace {
@@ -31,8 +32,9 @@ void check_operands(const GemmProblem& p, const void* a, const void* b, const vo
   check("A", a);
   check("B", b);
   check("C", c);
-  const Extent ea = p.trans_a == Op::N ? extent(a, p.m, p.k, p.effective_lda()) : extent(a, p.k, p.m, p.effective_lda());
-  const Extent eb = p.trans_b == Op::N ? extent(b, p.k, p.n, p.effective_ldb()) : extent(b, p.n, p.k, p.effective_ldb());
+  const StoredShape sa = stored_shape_a(p), sb = stored_shape_b(p);
+  const Extent ea = extent(a, sa.rows, sa.cols, p.effective_lda());
+  const Extent eb = extent(b, sb.rows, sb.cols, p.effective_ldb());
   const Extent ec = extent(c, p.m, p.n, p.effective_ldc());
   if (overlaps(ec, ea)) throw InvalidArgument(fmt::format("{}: C overlaps A (the output must not alias an input)", where));
   if (overlaps(ec, eb)) throw InvalidArgument(fmt::format("{}: C overlaps B (the output must not alias an input)", where));

@@ -7,15 +7,10 @@
 #include <climits>
 
 #include "jitgemm/error.hpp"
+#include "problem/stored_shape.hpp"
 
 namespace jitgemm {
 namespace {
-
-// Row length (the contiguous extent) of each stored operand.
-int64_t row_length_a(const GemmProblem& p) { return p.trans_a == Op::N ? p.k : p.m; }
-int64_t row_length_b(const GemmProblem& p) { return p.trans_b == Op::N ? p.n : p.k; }
-int64_t rows_a(const GemmProblem& p) { return p.trans_a == Op::N ? p.m : p.k; }
-int64_t rows_b(const GemmProblem& p) { return p.trans_b == Op::N ? p.k : p.n; }
 
 template <class Enum, size_t N>
 Enum parse_enum(std::string_view text, std::string_view what,
@@ -59,8 +54,8 @@ Precision parse_precision(std::string_view text, std::string_view what) {
   return parse_enum(text, what, kPrecisionNames);
 }
 
-int64_t GemmProblem::effective_lda() const noexcept { return lda != 0 ? lda : row_length_a(*this); }
-int64_t GemmProblem::effective_ldb() const noexcept { return ldb != 0 ? ldb : row_length_b(*this); }
+int64_t GemmProblem::effective_lda() const noexcept { return lda != 0 ? lda : stored_shape_a(*this).cols; }
+int64_t GemmProblem::effective_ldb() const noexcept { return ldb != 0 ? ldb : stored_shape_b(*this).cols; }
 int64_t GemmProblem::effective_ldc() const noexcept { return ldc != 0 ? ldc : n; }
 
 void GemmProblem::validate(std::string_view where) const {
@@ -81,9 +76,9 @@ void GemmProblem::validate(std::string_view where) const {
     if (eff > (int64_t{1} << 40) / rows)
       fail(fmt::format("{}={} with {} rows addresses more than 2^40 elements of {}", ld_name, eff, rows, operand));
   };
-  check_ld("lda", lda, row_length_a(*this), rows_a(*this), "A", trans_a == Op::N ? "K" : "M",
+  check_ld("lda", lda, stored_shape_a(*this).cols, stored_shape_a(*this).rows, "A", trans_a == Op::N ? "K" : "M",
            fmt::format(" (trans_a={})", jitgemm::to_string(trans_a)));
-  check_ld("ldb", ldb, row_length_b(*this), rows_b(*this), "B", trans_b == Op::N ? "N" : "K",
+  check_ld("ldb", ldb, stored_shape_b(*this).cols, stored_shape_b(*this).rows, "B", trans_b == Op::N ? "N" : "K",
            fmt::format(" (trans_b={})", jitgemm::to_string(trans_b)));
   check_ld("ldc", ldc, n, m, "C", "N", "");
   // The kernels step between rows of A and B with 32-bit byte offsets.

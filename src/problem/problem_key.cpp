@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "jitgemm/error.hpp"
+#include "problem/stored_shape.hpp"
 
 namespace jitgemm {
 namespace {
@@ -132,8 +133,8 @@ ProblemKey make_problem_key(const GemmProblem& p, const void* a, const void* b, 
   key.m = p.m;
   key.n = p.n;
   key.k = p.k;
-  key.ld_a = classify_ld(p.effective_lda(), p.trans_a == Op::N ? p.k : p.m);
-  key.ld_b = classify_ld(p.effective_ldb(), p.trans_b == Op::N ? p.n : p.k);
+  key.ld_a = classify_ld(p.effective_lda(), stored_shape_a(p).cols);
+  key.ld_b = classify_ld(p.effective_ldb(), stored_shape_b(p).cols);
   key.ld_c = classify_ld(p.effective_ldc(), p.n);
   key.vec_a = vector_width(p.effective_lda(), a);
   key.vec_b = vector_width(p.effective_ldb(), b);
@@ -155,8 +156,8 @@ GemmProblem problem_for_key(const ProblemKey& key) {
   p.trans_a = key.trans_a, p.trans_b = key.trans_b;
   p.structure_a = key.structure_a, p.structure_b = key.structure_b;
   p.fill = key.fill, p.precision = key.precision;
-  p.lda = ld_for(key.ld_a, key.trans_a == Op::N ? key.k : key.m);
-  p.ldb = ld_for(key.ld_b, key.trans_b == Op::N ? key.n : key.k);
+  p.lda = ld_for(key.ld_a, stored_shape(key.trans_a, key.m, key.k).cols);
+  p.ldb = ld_for(key.ld_b, stored_shape(key.trans_b, key.k, key.n).cols);
   p.ldc = ld_for(key.ld_c, key.n);
   return p;
 }

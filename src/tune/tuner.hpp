@@ -13,6 +13,7 @@
 #include "compile/resource_report.hpp"
 #include "jitgemm/problem.hpp"
 #include "problem/problem_key.hpp"
+#include "tune/candidate_outcome.hpp"
 #include "tune/event_timer.hpp"
 
 namespace jitgemm {
@@ -21,13 +22,9 @@ class Compiler;
 class TemplateStore;
 namespace cuda { struct DeviceInfo; }
 
-// What happened to one candidate (KTT's typed outcomes).
-enum class TuneOutcome { Ok, CompileFailed, Spills, LaunchFailed, WrongResult, Skipped };
-std::string_view to_string(TuneOutcome outcome) noexcept;
-
 struct CandidateMeasurement {
   KernelConfig config;
-  TuneOutcome outcome = TuneOutcome::Skipped;
+  CandidateOutcome outcome = CandidateOutcome::Skipped;
   TimingStats timing;  // screening runs, or the full runs for finalists
   bool finalist = false;
   double rel_error = 0;

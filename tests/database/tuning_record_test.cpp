@@ -71,14 +71,6 @@ TEST(TuningRecord, KeyIsDeviceSmAndCanonicalProblem) {
   EXPECT_EQ(r.key(), "NVIDIA H100 80GB HBM3|sm90|" + r.problem.canonical());
 }
 
-TEST(TuningRecord, OutcomeNames) {
-  for (auto o : {CandidateOutcome::Ok, CandidateOutcome::CompileFailed, CandidateOutcome::Spills,
-                 CandidateOutcome::LaunchFailed, CandidateOutcome::WrongResult, CandidateOutcome::Skipped})
-    EXPECT_EQ(parse_candidate_outcome(to_string(o)), o);
-  EXPECT_EQ(to_string(CandidateOutcome::CompileFailed), "compile_failed");
-  EXPECT_THROW(parse_candidate_outcome("OK"), InvalidArgument);
-}
-
 TEST(TuningRecord, Timestamps) {
   EXPECT_EQ(format_utc_timestamp(std::chrono::system_clock::time_point{}), "1970-01-01T00:00:00Z");
   EXPECT_TRUE(is_utc_timestamp(format_utc_timestamp(std::chrono::system_clock::now())));

@@ -18,6 +18,7 @@
 #include "cuda/driver_api.hpp"
 #include "cuda/stream.hpp"
 #include "jitgemm/problem.hpp"
+#include "problem/stored_shape.hpp"
 #include "support/test_support.hpp"
 #include "tune/accuracy_contract.hpp"
 #include "tune/cublas_reference.hpp"
@@ -50,8 +51,8 @@ class GpuEnvironment {
   CaseResult run_case(const GemmProblem& p, uint64_t seed, RandomKind kind,
                       const std::function<void(const float* a, const float* b, float* c)>& run,
                       int64_t base_offset = 0) {
-    const int64_t ra = p.trans_a == Op::N ? p.m : p.k, ca = p.trans_a == Op::N ? p.k : p.m;
-    const int64_t rb = p.trans_b == Op::N ? p.k : p.n, cb = p.trans_b == Op::N ? p.n : p.k;
+    const StoredShape stored_a = stored_shape_a(p), stored_b = stored_shape_b(p);
+    const int64_t ra = stored_a.rows, ca = stored_a.cols, rb = stored_b.rows, cb = stored_b.cols;
     const int64_t lda = p.effective_lda(), ldb = p.effective_ldb(), ldc = p.effective_ldc();
     const int64_t off = base_offset;
     cuda::DeviceBuffer a_mem(4 * (ra * lda + off)), b_mem(4 * (rb * ldb + off)), c0_mem(4 * (p.m * ldc + off)),

@@ -3,7 +3,6 @@
 
 #include <cmath>
 
-#include "launch/environment.hpp"
 #include "tune/accuracy_contract.hpp"
 #include "tune/event_timer.hpp"
 
@@ -34,21 +33,6 @@ TEST(AccuracyContract, NanUnwrittenAndPatternMismatchesNeverPass) {
   EXPECT_FALSE((ErrorStats{NAN, 0, 0}.passes(1.0)));
   EXPECT_FALSE((ErrorStats{1e-9, 1, 1}.passes(1.0)));
   EXPECT_FALSE((ErrorStats{1e-9, 0, 1}.passes(1.0)));
-}
-
-TEST(Environment, EveryTuneOutcomeHasARecordOutcomeOfTheSameName) {
-  for (TuneOutcome o : {TuneOutcome::Ok, TuneOutcome::CompileFailed, TuneOutcome::Spills, TuneOutcome::LaunchFailed,
-                        TuneOutcome::WrongResult, TuneOutcome::Skipped})
-    EXPECT_EQ(to_string(parse_candidate_outcome(to_string(o))), to_string(o));
-}
-
-TEST(Environment, ShortGpuNamesAndRates) {
-  EXPECT_EQ(short_gpu_name("NVIDIA H200"), "H200");
-  EXPECT_EQ(short_gpu_name("NVIDIA H100 80GB HBM3"), "H100");
-  EXPECT_EQ(short_gpu_name("Tesla V100/32"), "Tesla_V100_32");
-  GemmProblem p;
-  p.m = p.n = p.k = 4096;
-  EXPECT_NEAR(tflops(p, 2.685), 51.19, 0.01);  // the cuBLAS SGEMM baseline of the symmetric problem
 }
 
 }  // namespace

@@ -1,0 +1,36 @@
+// make_record: a TuneResult as a TuningRecord (see record_from_tuning.hpp).
+#include "database/record_from_tuning.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "jitgemm/error.hpp"
+#include "problem/flop_rate.hpp"
+
+namespace jitgemm {
+
+TuningRecord make_record(const TuneResult& result, const DeviceKey& device, const EnvironmentKey& environment) {
+  const CandidateMeasurement* best = result.best();
+  if (best == nullptr)
+    throw InvalidArgument(fmt::format("make_record: no candidate of {} passed verification", result.key.canonical()));
+  TuningRecord record;
+  record.problem = result.key;
+  record.device = device;
+  record.environment = environment;
+  record.config = best->config;
+  record.timing = Timing{best->timing.median_ms, best->timing.p10_ms, best->timing.p90_ms, best->timing.runs,
+                         best->timing.l2_flushed, result.cublas_timing.median_ms};
+  record.tflops = tflops(result.problem, best->timing.median_ms);
+  record.accuracy = Accuracy{best->rel_error, result.tolerance, result.cublas_rel_error};
+  record.candidate_count = static_cast<int>(result.candidates.size());
+  for (const auto& c : result.candidates)
+    record.candidates.push_back(CandidateResult{c.config, c.outcome, c.timing.median_ms, c.rel_error,
+                                                c.resources.registers,
+                                                c.resources.spill_store_bytes + c.resources.spill_load_bytes,
+                                                c.detail});
+  record.tuned_at = format_utc_timestamp(std::chrono::system_clock::now());
+  return record;
+}
+
+}  // namespace jitgemm

@@ -1,0 +1,95 @@
+// make_record: a tuning run's measurements become a valid TuningRecord; device_key and
+// current_environment read this machine's keys off a DeviceInfo.
+#include "database/record_from_tuning.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "compile/compiler.hpp"
+#include "cuda/device_info.hpp"
+#include "database/record_samples.hpp"
+#include "jitgemm/error.hpp"
+#include "jitgemm/runtime.hpp"
+
+namespace jitgemm {
+namespace {
+
+CandidateMeasurement measurement(const KernelConfig& config, CandidateOutcome outcome, double median_ms) {
+  CandidateMeasurement m;
+  m.config = config;
+  m.outcome = outcome;
+  m.timing.median_ms = median_ms;
+  m.timing.p10_ms = median_ms * 0.9;
+  m.timing.p90_ms = median_ms * 1.1;
+  m.timing.runs = 25;
+  m.rel_error = 2.5e-7;
+  m.resources.registers = 96;
+  return m;
+}
+
+TuneResult sample_result() {
+  TuneResult r;
+  r.problem.m = r.problem.n = r.problem.k = 1024;
+  r.key = make_problem_key(r.problem);
+  r.candidates.push_back(measurement(testing::sample_config(64), CandidateOutcome::Ok, 0.5));
+  r.candidates.push_back(measurement(testing::sample_config(128), CandidateOutcome::Ok, 0.25));
+  CandidateMeasurement spills = measurement(testing::sample_config(256), CandidateOutcome::Spills, 0);
+  spills.resources.spill_store_bytes = 64;
+  spills.resources.spill_load_bytes = 32;
+  spills.detail = "64 B spill stores, 32 B spill loads, 0 B stack";
+  r.candidates.push_back(spills);
+  r.winner = 1;
+  r.cublas_timing.median_ms = 0.3;
+  r.cublas_rel_error = 2e-7;
+  r.tolerance = 4e-7;
+  return r;
+}
+
+TEST(MakeRecord, TakesTheWinnerAndKeepsEveryCandidatesOutcome) {
+  const TuneResult result = sample_result();
+  const TuningRecord record = make_record(result, testing::kH100, testing::kEnv);
+  EXPECT_NO_THROW(validate_record(record));
+  EXPECT_EQ(record.problem, result.key);
+  EXPECT_EQ(record.device, testing::kH100);
+  EXPECT_EQ(record.environment, testing::kEnv);
+  EXPECT_EQ(record.config, testing::sample_config(128));
+  EXPECT_DOUBLE_EQ(record.timing.median_ms, 0.25);
+  EXPECT_DOUBLE_EQ(record.timing.p90_ms, 0.275);
+  EXPECT_EQ(record.timing.runs, 25);
+  EXPECT_DOUBLE_EQ(record.timing.cublas_median_ms, 0.3);
+  EXPECT_NEAR(record.tflops, 2.0 * 1024 * 1024 * 1024 / 0.25e9, 1e-9);
+  EXPECT_EQ(record.accuracy, (Accuracy{2.5e-7, 4e-7, 2e-7}));
+  EXPECT_EQ(record.candidate_count, 3);
+  ASSERT_EQ(record.candidates.size(), 3u);
+  EXPECT_EQ(record.candidates[2].outcome, CandidateOutcome::Spills);
+  EXPECT_EQ(record.candidates[2].spill_bytes, 96);
+  EXPECT_EQ(record.candidates[2].detail, result.candidates[2].detail);
+  EXPECT_TRUE(is_utc_timestamp(record.tuned_at)) << record.tuned_at;
+}
+
+TEST(MakeRecord, WithoutAWinnerThrowsNamingTheProblem) {
+  TuneResult result = sample_result();
+  result.winner = -1;
+  try {
+    make_record(result, testing::kH100, testing::kEnv);
+    FAIL() << "make_record accepted a run without a winner";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find(result.key.canonical()), std::string::npos) << e.what();
+  }
+}
+
+TEST(DeviceKey, ReadOffADeviceInfo) {
+  cuda::DeviceInfo info;
+  info.name = "NVIDIA H200";
+  info.cc_major = 9;
+  info.cc_minor = 0;
+  info.sm_count = 132;
+  info.driver_version = 13000;
+  EXPECT_EQ(device_key(info), testing::kH200);
+  const EnvironmentKey env = current_environment(info, "tmpl-1234");
+  EXPECT_EQ(env, (EnvironmentKey{13000, nvrtc_version(), "tmpl-1234", std::string(version())}));
+}
+
+}  // namespace
+}  // namespace jitgemm
