@@ -188,7 +188,7 @@ int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems
   for (const auto& np : problems) {
     const ProblemKey key = make_problem_key(np.problem);
     const auto configs = o.sample ? tuning_sample(key) : tuning_candidates(key);
-    const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
+    const KernelSpecialization spec = specialization_of(key);
     const auto compiled = compile_candidates(configs, spec, compiler, TemplateStore::active(), o.jobs,
                                              [&](size_t done, size_t count, const CompiledCandidate& c) {
                                                fmt::print(stderr, "\r\033[K{} compiled {}/{} {}", np.id, done, count,

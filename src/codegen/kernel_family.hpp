@@ -115,6 +115,11 @@ class KernelFamilyRules {
   virtual LaunchGeometry geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t k, int sm_count) const = 0;
 };
 
+// What a problem key fixes at compile time: its transposes and vector widths.
+inline KernelSpecialization specialization_of(const ProblemKey& key) noexcept {
+  return {key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
+}
+
 // The table: one entry per KernelFamily.
 const KernelFamilyRules& family_rules(KernelFamily family) noexcept;
 inline const KernelFamilyRules& rules_of(const KernelConfig& c) noexcept { return family_rules(c.family()); }

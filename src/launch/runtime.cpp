@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "codegen/kernel_family.hpp"
 #include "codegen/template_store.hpp"
 #include "compile/binary_cache.hpp"
 #include "compile/compiler.hpp"
@@ -136,7 +137,7 @@ void Runtime::gemm(const GemmProblem& problem, const float* a, const float* b, f
     im.count(decision);
     config = decision.config;
   }
-  const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
+  const KernelSpecialization spec = specialization_of(key);
   const LoadedKernel& kernel = im.kernels.get(config, spec);
   const LaunchPlan plan = im.plans.get(im.launcher, kernel.function, config, key);
   const auto cu_stream = reinterpret_cast<CUstream>(stream);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "codegen/kernel_family.hpp"
 #include "codegen/template_store.hpp"
 #include "cuda/driver_api.hpp"
 #include "exec/compiled_module.hpp"
@@ -14,7 +15,7 @@ namespace jitgemm {
 namespace {
 
 constexpr unsigned kThreads = 256;
-constexpr unsigned kMaxBlocks = 132 * 16;
+constexpr unsigned kMaxBlocks = kLargestHopperSms * 16;  // the grid-stride loops' cap: 16 CTAs per SM
 
 unsigned blocks_for(int64_t count) {
   const int64_t blocks = (count + kThreads - 1) / kThreads;

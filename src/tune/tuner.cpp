@@ -101,10 +101,6 @@ std::string excerpt(const std::string& log, size_t max = 400) {
   return log.size() <= max ? log : log.substr(0, max) + "...";
 }
 
-KernelSpecialization specialization_of(const ProblemKey& key) {
-  return {key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
-}
-
 // Phase (a): fresh random operands (padding NaN) and their float64 reference; cuBLAS on the
 // same inputs gives the accuracy contract and the speed baseline (SGEMM for fp32 and tf32x3,
 // the TF32 tensor-core mode for tf32). A symmetric operand is filled symmetric; once cuBLAS

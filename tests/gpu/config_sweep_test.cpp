@@ -42,7 +42,7 @@ TEST(ConfigSweep, SampleConfigsAllOpsBothVectorWidths) {
         p.alpha = -0.5f;
         p.beta = 0.25f;
         const ProblemKey key = make_problem_key(p);
-        const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
+        const KernelSpecialization spec = specialization_of(key);
         for (KernelConfig config : representative_sample(key))
           for (int split : {1, 4}) {
           config.split_k = split;

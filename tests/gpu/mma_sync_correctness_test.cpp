@@ -52,7 +52,7 @@ TEST_P(MmaSyncModes, ShapesOpsLayoutsAlignmentAlphaBetaSpecialValuesAndSplitK) {
         p, seed, kind,
         [&](const float* a, const float* b, float* c) {
           const ProblemKey actual = make_problem_key(p, a, b, c);  // vector widths of these pointers
-          const KernelSpecialization spec{actual.trans_a, actual.trans_b, actual.vec_a, actual.vec_b, actual.vec_c};
+          const KernelSpecialization spec = specialization_of(actual);
           spec_name = spec.suffix();
           const LoadedKernel& kernel = kernels.get(config, spec);
           cuda::DeviceBuffer workspace(std::max<size_t>(4, launcher.workspace_bytes(config, p)));

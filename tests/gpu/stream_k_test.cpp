@@ -41,7 +41,7 @@ TEST_P(StreamKTail, MeetsTheContractAndRepeatsBitForBit) {
     p.m = s.m, p.n = s.n, p.k = s.k, p.trans_a = s.ta, p.trans_b = s.tb;
     p.alpha = 1.5f;
     const ProblemKey key = make_problem_key(p);
-    const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
+    const KernelSpecialization spec = specialization_of(key);
     for (const KernelConfig& config : representative_sample(key)) {
       if (config.wgmma().schedule != TileSchedule::StreamK || !wgmma_runs_in_place(config, key)) continue;
       const LoadedKernel& kernel = kernels.get(config, spec);

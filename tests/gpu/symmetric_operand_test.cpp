@@ -45,7 +45,7 @@ TEST_P(SymmetricOperands, OnlyTheLowerTriangleIsRead) {
     if (s.pad != 0) p.lda = p.effective_lda() + s.pad, p.ldb = p.effective_ldb() + s.pad;
     p.alpha = 0.75f;
     const ProblemKey key = make_problem_key(p);
-    const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
+    const KernelSpecialization spec = specialization_of(key);
     std::vector<KernelConfig> configs = tuning_sample(key);
     if (p.precision != Precision::FP32) configs.push_back(mma_representative_sample(key).front());
     // SIMT tiles with the K split that keeps the fp32 contract on small outputs (as served).

@@ -46,7 +46,7 @@ TEST_P(WgmmaConfigSweep, SampleConfigsAllOpsPartialTilesSpecialValues) {
         p.alpha = -0.5f;
         p.beta = padded ? 0.25f : 0.0f;
         const ProblemKey key = make_problem_key(p);
-        const KernelSpecialization spec{key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
+        const KernelSpecialization spec = specialization_of(key);
         for (const KernelConfig& config : representative_sample(key)) {
           if (!wgmma_runs_in_place(config, key)) continue;  // the launcher refuses it
           const LoadedKernel& kernel = kernels.get(config, spec);
