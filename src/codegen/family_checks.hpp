@@ -1,5 +1,6 @@
-// family_checks.hpp — rules more than one family applies: the K split as a launch parameter
-// (SIMT and mma.sync slice K along gridDim.y) and the resource checks against StaticLimits.
+// family_checks.hpp — rules more than one family applies: the families that launch one CTA
+// per tile and slice K along gridDim.y (SIMT and mma.sync), and the resource checks against
+// StaticLimits.
 #pragma once
 
 #include <string>
@@ -20,5 +21,22 @@ KernelConfig compiled_config(KernelConfig c);
 KernelConfig with_default_split(KernelConfig tuned, const ProblemKey& key);
 // ceil(M/block_m) * ceil(N/block_n) CTAs along x, split_k slices along y.
 LaunchGeometry split_k_geometry(const KernelFamilyRules& rules, const KernelConfig& c, int64_t m, int64_t n);
+
+// SIMT and mma.sync: one CTA per output tile, split_k slices of K along gridDim.y (added by
+// fp32/split_k_reduce.cu), operands read in place in any layout. The kernel is specialized for
+// the problem's transposes and vector widths; the split is a launch parameter.
+class SplitKFamilyRules : public KernelFamilyRules {
+ public:
+  std::string kernel_name(const KernelConfig& c, const KernelSpecialization& s) const override {
+    return "jitgemm_" + compiled_config(c).name() + "_" + s.suffix();
+  }
+  bool runs_in_place(const KernelConfig&, const ProblemKey&) const override { return true; }
+  std::optional<KernelConfig> adapt(const KernelConfig& tuned, const ProblemKey& key) const override {
+    return with_default_split(tuned, key);
+  }
+  LaunchGeometry geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t, int) const override {
+    return split_k_geometry(*this, c, m, n);
+  }
+};
 
 }  // namespace jitgemm

@@ -79,7 +79,7 @@ Precision mma_precision(const ProblemKey& key) {
       fmt::format("precision {} has no mma.sync kernel (tf32x3 and tf32 only)", to_string(key.precision)));
 }
 
-class MmaSyncRules final : public KernelFamilyRules {
+class MmaSyncRules final : public SplitKFamilyRules {
  public:
   KernelFamily family() const noexcept override { return KernelFamily::MmaSync; }
   std::string_view template_path() const noexcept override { return "tf32/mma_sync_gemm.cu"; }
@@ -117,9 +117,6 @@ class MmaSyncRules final : public KernelFamilyRules {
   size_t shared_memory_bytes(const KernelConfig& c) const override { return mma_shared_memory_bytes(c); }
   int estimated_registers(const KernelConfig& c) const override { return mma_estimated_registers(c); }
 
-  std::string kernel_name(const KernelConfig& c, const KernelSpecialization& s) const override {
-    return "jitgemm_" + compiled_config(c).name() + "_" + s.suffix();
-  }
   // The constants tf32/mma_sync_gemm.cu reads (its #ifndef KERNEL_NAME block lists them).
   std::string prologue(const KernelConfig& config, const KernelSpecialization& s,
                        std::string_view kernel_name) const override {
@@ -150,16 +147,8 @@ class MmaSyncRules final : public KernelFamilyRules {
   }
   std::vector<KernelConfig> sample(const ProblemKey& key) const override { return mma_representative_sample(key); }
   KernelConfig default_config(const ProblemKey& key) const override { return mma_default_config(key); }
-  bool runs_in_place(const KernelConfig&, const ProblemKey&) const override { return true; }
-  std::optional<KernelConfig> adapt(const KernelConfig& tuned, const ProblemKey& key) const override {
-    return with_default_split(tuned, key);
-  }
 
   std::span<const ConfigField> fields() const noexcept override { return kFields; }
-
-  LaunchGeometry geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t, int) const override {
-    return split_k_geometry(*this, c, m, n);
-  }
 };
 
 }  // namespace

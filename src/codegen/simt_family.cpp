@@ -77,7 +77,7 @@ constexpr std::array<ConfigField, 4> kFields{{
      [](KernelConfig& c, int v) { c.simt().thread_n = v; }},
 }};
 
-class SimtRules final : public KernelFamilyRules {
+class SimtRules final : public SplitKFamilyRules {
  public:
   KernelFamily family() const noexcept override { return KernelFamily::Simt; }
   std::string_view template_path() const noexcept override { return "fp32/simt_gemm.cu"; }
@@ -123,9 +123,6 @@ class SimtRules final : public KernelFamilyRules {
     return s.thread_m * s.thread_n + 2 * (s.thread_m + s.thread_n) + kRegisterAllowance;
   }
 
-  std::string kernel_name(const KernelConfig& c, const KernelSpecialization& s) const override {
-    return "jitgemm_" + compiled_config(c).name() + "_" + s.suffix();
-  }
   std::string prologue(const KernelConfig& config, const KernelSpecialization& s,
                        std::string_view kernel_name) const override {
     const KernelConfig c = compiled_config(config);
@@ -165,16 +162,8 @@ class SimtRules final : public KernelFamilyRules {
     };
   }
   KernelConfig default_config(const ProblemKey& key) const override { return simt_default_config(key); }
-  bool runs_in_place(const KernelConfig&, const ProblemKey&) const override { return true; }
-  std::optional<KernelConfig> adapt(const KernelConfig& tuned, const ProblemKey& key) const override {
-    return with_default_split(tuned, key);
-  }
 
   std::span<const ConfigField> fields() const noexcept override { return kFields; }
-
-  LaunchGeometry geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t, int) const override {
-    return split_k_geometry(*this, c, m, n);
-  }
 };
 
 }  // namespace
