@@ -15,6 +15,7 @@
 // this file is compiled on its own (kernel development).
 #include "common/address.cuh"
 #include "common/cp_async.cuh"
+#include "common/split_k_slice.cuh"
 #include "common/tile_order.cuh"
 
 #ifndef KERNEL_NAME
@@ -251,18 +252,8 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
   // add_rows takes a row as 32-bit bytes (ld < 2^30 floats): refuse, loudly, what does not fit.
   if (lda >= (1ll << 30) || ldb >= (1ll << 30)) __trap();
 
-  // Split-K (gridDim.y = S > 1): CTA row y multiplies the K slice [k_begin, k_begin + K')
-  // and writes its plain partial product (the host passes alpha 1, beta 0, C = workspace,
-  // ldc = N rounded up to 4) to slice y of the workspace, [S][M][ldc]; split_k_reduce.cu adds them.
-  // Slices start on BLOCK_K boundaries, so 16-byte loads stay aligned.
-  if (gridDim.y > 1) {
-    const int k_chunk = ((K + BLOCK_K - 1) / BLOCK_K + (int)gridDim.y - 1) / (int)gridDim.y * BLOCK_K;
-    const int k_begin = min(K, (int)blockIdx.y * k_chunk);
-    A += TRANS_A ? (long long)k_begin * lda : k_begin;  // op(A) column k_begin
-    B += TRANS_B ? k_begin : (long long)k_begin * ldb;  // op(B) row k_begin
-    C += (long long)blockIdx.y * M * ldc;
-    K = min(K - k_begin, k_chunk);                      // may be 0: the slice is then zeros
-  }
+  // Split-K (gridDim.y > 1): this CTA row's K slice, its partial product to its workspace slice.
+  if (gridDim.y > 1) take_split_k_slice<BLOCK_K, TRANS_A != 0, TRANS_B != 0>(A, lda, B, ldb, C, ldc, M, K);
 
   const TileCoord tile = grouped_tile_coord<BLOCK_M, BLOCK_N, RASTER_GROUP>(blockIdx.x, M, N);
   const LoaderA load_a(A, lda, tile.m0, M);
