@@ -96,7 +96,7 @@ std::vector<NamedProblem> problems_of(const Options& o) {
     });
   if (list.empty() && !o.stale)
     throw InvalidArgument("nothing to tune: give --m/--n/--k, --problems FILE, --reference or --stale");
-  for (const auto& np : list) np.problem.validate(np.id);
+  for (const auto& np : list) check_tunable(np.problem, np.id);
   return list;
 }
 

@@ -77,6 +77,15 @@ void GemmLauncher::launch(const cuda::Function& main, const KernelConfig& config
   launch(plan(main, config, key), p, main, a, b, c, workspace, stream);
 }
 
+void GemmLauncher::scale_output(const GemmProblem& p, CUdeviceptr c, CUstream stream) const {
+  // No slices: the sum is 0, and alpha 0 keeps it 0 whatever the caller's alpha (K = 0).
+  SplitKReduceArgs reduce{0, 0, static_cast<int>(p.m), static_cast<int>(p.n), 0, c, p.effective_ldc(), 0.0f, p.beta};
+  auto params = reduce.pointers();
+  const int64_t blocks =
+      std::clamp<int64_t>((p.m * p.n + kReduceThreads - 1) / kReduceThreads, 1, int64_t{sm_count_} * kReduceBlocksPerSm);
+  cuda::launch(reduce_, {static_cast<unsigned>(blocks), 1, 1}, {kReduceThreads, 1, 1}, 0, stream, params.data());
+}
+
 void GemmLauncher::expand_symmetric(const LaunchPlan& plan, CUdeviceptr& a, int64_t& lda, CUdeviceptr& b,
                                     int64_t& ldb, CUdeviceptr workspace, CUstream stream) {
   auto expand = [&](const PlannedOperand& op, const WorkspaceRegion& region, CUdeviceptr& ptr, int64_t& ld) {

@@ -48,6 +48,10 @@ class GemmLauncher {
   void launch(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main, CUdeviceptr a, CUdeviceptr b,
               CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
 
+  // C = beta * C (beta = 0: zeros, C not read) for a call that multiplies nothing (K = 0 or
+  // alpha = 0: GemmWork::ScaleOutput): split_k_reduce.cu over no slices.
+  void scale_output(const GemmProblem& p, CUdeviceptr c, CUstream stream) const;
+
   // One-off launches (tests): the bytes of workspace `config` needs on `p` (whatever the
   // operands' alignment), and plan-then-launch with the key of `p` at these addresses.
   size_t workspace_bytes(const KernelConfig& config, const GemmProblem& p) const;

@@ -6,7 +6,8 @@
 
 namespace jitgemm {
 
-// Throws InvalidArgument naming the operand. `where` prefixes the message.
+// Throws InvalidArgument naming the operand. `where` prefixes the message. Only what the call
+// touches is checked (gemm_work): nothing for an empty C, only C when A and B are not read.
 void check_operands(const GemmProblem& p, const void* a, const void* b, const void* c,
                     std::string_view where = "Runtime::gemm");
 

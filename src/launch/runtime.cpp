@@ -27,6 +27,7 @@
 #include "launch/operand_checks.hpp"
 #include "launch/plan_cache.hpp"
 #include "launch/workspace_pool.hpp"
+#include "problem/gemm_work.hpp"
 #include "problem/problem_key.hpp"
 #include "tune/tuner.hpp"
 
@@ -128,7 +129,13 @@ void Runtime::gemm(const GemmProblem& problem, const float* a, const float* b, f
   problem.validate("Runtime::gemm");
   check_operands(problem, a, b, c);
   Impl& im = *impl_;
+  const GemmWork work = gemm_work(problem);
+  if (work == GemmWork::None) return;  // an empty C: nothing to do (BLAS)
   im.context.make_current();
+  if (work == GemmWork::ScaleOutput) {  // C = beta * C, A and B not read (BLAS)
+    im.launcher.scale_output(problem, reinterpret_cast<CUdeviceptr>(c), reinterpret_cast<CUstream>(stream));
+    return;
+  }
   const ProblemKey key = make_problem_key(problem, a, b, c);
   KernelConfig config;
   {
@@ -147,7 +154,7 @@ void Runtime::gemm(const GemmProblem& problem, const float* a, const float* b, f
 }
 
 double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {
-  problem.validate("Runtime::tune");
+  check_tunable(problem, "Runtime::tune");
   Impl& im = *impl_;
   im.context.make_current();
   TuneSettings settings;

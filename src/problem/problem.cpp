@@ -62,7 +62,7 @@ void GemmProblem::validate(std::string_view where) const {
   auto fail = [&](const std::string& what) { throw InvalidArgument(fmt::format("{}: {}", where, what)); };
   constexpr int64_t kMaxDim = INT_MAX;
   for (auto [name, value] : {std::pair{"M", m}, std::pair{"N", n}, std::pair{"K", k}}) {
-    if (value < 1) fail(fmt::format("{}={} must be >= 1", name, value));
+    if (value < 0) fail(fmt::format("{}={} must be >= 0", name, value));
     if (value > kMaxDim) fail(fmt::format("{}={} exceeds the supported maximum {}", name, value, kMaxDim));
   }
   // ld must cover the stored row: `layout` says which storage the rule comes from.
@@ -73,7 +73,7 @@ void GemmProblem::validate(std::string_view where) const {
       fail(fmt::format("{}={} is smaller than {}={} for row-major {}{}", ld_name, ld, row_name, row_length, operand,
                        layout));
     const int64_t eff = ld != 0 ? ld : row_length;
-    if (eff > (int64_t{1} << 40) / rows)
+    if (rows > 0 && eff > (int64_t{1} << 40) / rows)
       fail(fmt::format("{}={} with {} rows addresses more than 2^40 elements of {}", ld_name, eff, rows, operand));
   };
   check_ld("lda", lda, stored_shape_a(*this).cols, stored_shape_a(*this).rows, "A", trans_a == Op::N ? "K" : "M",

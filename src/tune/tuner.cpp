@@ -15,6 +15,7 @@
 #include "exec/compiled_module.hpp"
 #include "exec/gemm_launch.hpp"
 #include "jitgemm/error.hpp"
+#include "problem/gemm_work.hpp"
 #include "problem/stored_shape.hpp"
 #include "tune/accuracy_contract.hpp"
 #include "tune/candidate_compiler.hpp"
@@ -215,10 +216,18 @@ void select_winner(TuneResult& result, TuningBench& bench, const LoadedCandidate
 
 }  // namespace
 
+void check_tunable(const GemmProblem& problem, std::string_view where) {
+  problem.validate(where);
+  if (gemm_work(problem) != GemmWork::Product)
+    throw InvalidArgument(fmt::format("{}: {} multiplies nothing (M, N or K is 0, or alpha is 0): there is nothing "
+                                      "to tune",
+                                      where, problem.to_string()));
+}
+
 TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& device, const Compiler& compiler,
                         const TemplateStore& templates, const TuneSettings& settings,
                         const TuneProgressCallback& progress) {
-  problem.validate("tune");
+  check_tunable(problem, "tune");
   TuneResult result;
   result.problem = problem;
   result.key = make_problem_key(problem);

@@ -64,6 +64,10 @@ struct TuneProgress {
 };
 using TuneProgressCallback = std::function<void(const TuneProgress&)>;
 
+// Throws InvalidArgument (prefixed by `where`) unless `problem` is valid and multiplies
+// something: M, N, K >= 1 and alpha != 0 (an empty product or C = beta * C has nothing to tune).
+void check_tunable(const GemmProblem& problem, std::string_view where);
+
 // Runs on the current context (the caller makes a PrimaryContext current).
 TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& device, const Compiler& compiler,
                         const TemplateStore& templates, const TuneSettings& settings,

@@ -39,10 +39,12 @@ TEST(CApi, CreateFailsCleanlyWithoutAGpuAndValidatesWithOne) {
     return;
   }
   ASSERT_EQ(status, JITGEMM_SUCCESS) << jitgemm_last_error();
-  jitgemm_problem p = jitgemm_problem_default(0, 8, 8);
+  jitgemm_problem p = jitgemm_problem_default(-1, 8, 8);
   float* fake = reinterpret_cast<float*>(0x1000);
   EXPECT_EQ(jitgemm_gemm(runtime, &p, fake, fake + 1024, fake + 4096, nullptr), JITGEMM_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(jitgemm_last_error()).find("M=0 must be >= 1"), std::string::npos);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("M=-1 must be >= 0"), std::string::npos);
+  p = jitgemm_problem_default(0, 8, 8);  // an empty C: nothing is touched (BLAS)
+  EXPECT_EQ(jitgemm_gemm(runtime, &p, nullptr, nullptr, nullptr, nullptr), JITGEMM_SUCCESS) << jitgemm_last_error();
   p = jitgemm_problem_default(8, 8, 8);
   p.structure_a = JITGEMM_STRUCTURE_LOWER;
   EXPECT_EQ(jitgemm_gemm(runtime, &p, fake, fake + 1024, fake + 4096, nullptr), JITGEMM_NOT_SUPPORTED);

@@ -5,10 +5,12 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <tuple>
 
 #include "jitgemm/error.hpp"
 #include "jitgemm/problem.hpp"
 #include "launch/operand_checks.hpp"
+#include "problem/gemm_work.hpp"
 
 namespace jitgemm {
 namespace {
@@ -35,10 +37,9 @@ struct BadCase {
 
 std::vector<BadCase> bad_cases() {
   return {
-      {"zero M", [](GemmProblem& p) { p.m = 0; }, at(kA), at(kB), at(kC), "M=0 must be >= 1"},
-      {"zero N", [](GemmProblem& p) { p.n = 0; }, at(kA), at(kB), at(kC), "N=0 must be >= 1"},
-      {"zero K", [](GemmProblem& p) { p.k = 0; }, at(kA), at(kB), at(kC), "K=0 must be >= 1"},
-      {"negative M", [](GemmProblem& p) { p.m = -5; }, at(kA), at(kB), at(kC), "M=-5 must be >= 1"},
+      {"negative M", [](GemmProblem& p) { p.m = -5; }, at(kA), at(kB), at(kC), "M=-5 must be >= 0"},
+      {"null C of K = 0", [](GemmProblem& p) { p.k = 0; }, at(kA), at(kB), nullptr, "C is a null pointer"},
+      {"null C of alpha = 0", [](GemmProblem& p) { p.alpha = 0; }, nullptr, nullptr, nullptr, "C is a null pointer"},
       {"negative N", [](GemmProblem& p) { p.n = -1; }, at(kA), at(kB), at(kC), "N=-1"},
       {"negative K", [](GemmProblem& p) { p.k = -64; }, at(kA), at(kB), at(kC), "K=-64"},
       {"huge M", [](GemmProblem& p) { p.m = int64_t{1} << 32; }, at(kA), at(kB), at(kC), "exceeds the supported maximum"},
@@ -105,6 +106,28 @@ TEST(Validation, EveryBadInputNamesItsArgument) {
       EXPECT_EQ(std::string(e.what()).rfind("Runtime::gemm: ", 0), 0u) << e.what();
     }
   }
+}
+
+TEST(Validation, EmptyProductsFollowBlas) {
+  // M or N = 0: nothing is touched, so no pointer is looked at; K = 0 or alpha = 0: C = beta * C,
+  // A and B are not read (null or anywhere), C still is written and checked.
+  for (auto [m, n, k] : {std::tuple{0, 64, 64}, std::tuple{64, 0, 64}, std::tuple{0, 0, 0}}) {
+    GemmProblem p;
+    p.m = m, p.n = n, p.k = k;
+    EXPECT_NO_THROW(validate_call(p, nullptr, nullptr, nullptr)) << p.to_string();
+    EXPECT_EQ(gemm_work(p), GemmWork::None);
+  }
+  GemmProblem p = square(64);
+  p.k = 0;
+  EXPECT_NO_THROW(validate_call(p, nullptr, at(kB + 1), at(kC)));
+  EXPECT_EQ(gemm_work(p), GemmWork::ScaleOutput);
+  p = square(64);
+  p.alpha = 0;
+  EXPECT_NO_THROW(validate_call(p, at(kC), nullptr, at(kC)));  // A would alias C: it is not read
+  EXPECT_EQ(gemm_work(p), GemmWork::ScaleOutput);
+  p.alpha = std::numeric_limits<float>::quiet_NaN();  // NaN is not 0: the product runs
+  EXPECT_EQ(gemm_work(p), GemmWork::Product);
+  EXPECT_THROW(validate_call(p, at(kC), at(kB), at(kC)), InvalidArgument);
 }
 
 TEST(Validation, ValidProblemsPass) {

@@ -41,7 +41,7 @@ TEST(JitgemmTune, BadFlagsFailWithAMessage) {
   EXPECT_NE(r.status, 0);
   r = run_tool("--m 10 --n 0 --k 10 --compile-only");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.output.find("N=0 must be >= 1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("multiplies nothing"), std::string::npos) << r.output;
   r = run_tool("");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.output.find("nothing to tune"), std::string::npos) << r.output;
