@@ -3,6 +3,7 @@
 // The GEMM kernel, launched with gridDim.y = S > 1, writes S partial products of K slices
 // to a workspace W laid out [S][M][ldw] (row-major, ldw = N rounded up to 4). This kernel finishes
 //   C[m][n] = alpha * sum_{s < S} W[s][m][n] + beta * C[m][n]      (C not read when beta == 0)
+// (S = 0: C = beta * C, the BLAS result of an empty product or alpha = 0).
 // adding the slices in double precision and in a fixed order, so the result is the same
 // bits every run and the reduction adds no error beyond one final rounding.
 //
@@ -20,6 +21,8 @@ split_k_reduce(const float* __restrict__ W, int S, int M, int N, long long ldw, 
     for (int s = 0; s < S; ++s) sum += (double)W[s * slice + m * ldw + n];  // slice order: deterministic
     float* c = C + m * ldc + n;
     const float product = (float)(sum * (double)alpha);
-    *c = beta == 0.0f ? product : fmaf(beta, *c, product);
+    // S = 0 (GemmLauncher::scale_output: K = 0 or alpha = 0) has no product term: C = beta * C,
+    // as BLAS computes it (beta * -0.0 stays -0.0, which an added +0 product would not).
+    *c = beta == 0.0f ? product : S == 0 ? beta * *c : fmaf(beta, *c, product);
   }
 }
