@@ -266,6 +266,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "jitgemm-tune: {}\n{}\n", e.what(), e.log());
   } catch (const Error& e) {
     fmt::print(stderr, "jitgemm-tune: {}\n", e.what());
+  } catch (const std::exception& e) {  // a bug: say so and exit like any other error, never abort
+    fmt::print(stderr, "jitgemm-tune: internal error: {}\n", e.what());
   }
   return 2;
 }

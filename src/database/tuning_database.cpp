@@ -1,9 +1,10 @@
 // TuningDatabase: validation on load, the sorted record set, locked atomic saves and
-// merge (lookup and explain live in tuning_database_lookup.cpp).
+// merge (the record match lives in tuning_database_match.cpp).
 #include "database/tuning_database.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -91,12 +92,29 @@ TuningDatabase TuningDatabase::load(const std::filesystem::path& path) {
 
 TuningDatabase TuningDatabase::parse(std::string_view text, std::string_view source_name) {
   json j;
+  // Duplicate keys are damage (the JSON library would keep the last silently): the keys of
+  // each open object, checked as they are parsed.
+  std::vector<std::set<std::string>> keys;
+  std::string duplicate;
+  auto check_keys = [&](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
+    if (event == json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
+        duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
   try {
-    j = json::parse(text);
+    j = json::parse(text, check_keys);
   } catch (const json::parse_error& e) {
     throw DatabaseError(fmt::format("{}: invalid JSON at byte {}: {}", source_name, e.byte,
                                     without_exception_tag(e.what())));
+  } catch (const json::exception& e) {  // e.g. a number beyond double's range (1e400)
+    throw DatabaseError(fmt::format("{}: invalid JSON: {}", source_name, without_exception_tag(e.what())));
   }
+  if (!duplicate.empty())
+    throw DatabaseError(fmt::format("{}: duplicate key \"{}\" in one object (the file is damaged)", source_name,
+                                    duplicate));
   return from_json(j, source_name);
 }
 

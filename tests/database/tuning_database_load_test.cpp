@@ -90,6 +90,27 @@ TEST(TuningDatabaseLoad, TruncatedFileNamesFileAndByte) {
   EXPECT_NE(load_error("").find("invalid JSON at byte 1"), std::string::npos);
 }
 
+// Issue 14, defects 2 and 4: a number beyond double's range escaped as a raw JSON-library
+// exception (no file); duplicate keys were accepted, the last one winning.
+TEST(TuningDatabaseLoad, OutOfRangeNumbersAndDuplicateKeysAreDamageNamingTheFile) {
+  std::string text = valid_json().dump(2);
+  const size_t runs = text.find("\"runs\": 25");
+  ASSERT_NE(runs, std::string::npos);
+  std::string huge = text;
+  huge.replace(runs, 11, "\"runs\": 1e400");
+  std::string message = load_error(huge);
+  EXPECT_NE(message.find("damaged.json: invalid JSON"), std::string::npos) << message;
+  EXPECT_NE(message.find("1e400"), std::string::npos) << message;
+  message = load_error(R"({"schema_version": 2, "schema_version": 2, "records": []})");
+  EXPECT_NE(message.find("damaged.json: duplicate key \"schema_version\""), std::string::npos) << message;
+  std::string twice = text;
+  twice.replace(runs, 11, "\"runs\": 25, \"runs\": 26");
+  message = load_error(twice);
+  EXPECT_NE(message.find("duplicate key \"runs\""), std::string::npos) << message;
+  // The same key in two objects is fine.
+  EXPECT_EQ(load_error(text), "");
+}
+
 TEST(TuningDatabaseLoad, WrongSchemaVersion) {
   json j = valid_json();
   j["schema_version"] = 7;

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <typeinfo>
+
 #include <set>
 #include <utility>
 #include <vector>
@@ -9,6 +12,7 @@
 #include "problem/problem_key_samples.hpp"
 #include "problem/problem_list.hpp"
 #include "problem/reference_problems.hpp"
+#include "support/test_support.hpp"
 
 namespace jitgemm {
 namespace {
@@ -93,6 +97,34 @@ TEST(ProblemList, ReadsTheSweepFileAndRejectsBadFiles) {
   ASSERT_GE(list.size(), 5u);
   for (const auto& np : list) EXPECT_NO_THROW(np.problem.validate(np.id));
   EXPECT_THROW(load_problem_list("/nonexistent/problems.json"), InvalidArgument);
+}
+
+// Malformed files are an InvalidArgument naming the file and the member (issue 14, defects 1
+// and 8): a non-string id and an out-of-range number used to escape as raw JSON-library
+// exceptions (jitgemm-tune aborted), a fraction was truncated.
+TEST(ProblemList, MalformedFilesNameTheMemberInsteadOfEscapingOrTruncating) {
+  const std::string dir = testing::temp_dir("problem_list");
+  const std::pair<const char*, const char*> cases[] = {
+      {R"([{"id":5}])", "[0].id: expected a string"},
+      {R"([{"m":1e400,"n":1,"k":1}])", "problems.json"},
+      {R"([{"m":64.9,"n":64,"k":64}])", "[0].m: expected an integer, got 64.9"},
+      {R"([{"m":64,"n":"64","k":64}])", "[0].n: expected an integer"},
+      {R"([{"m":64,"n":64}])", "[0].k: missing"},
+      {R"([{"m":64,"n":64,"k":64,"alpha":"one"}])", "[0].alpha: expected a number"},
+      {R"([{"m":64,"n":64,"k":64,"precision":7}])", "[0].precision: expected a string"},
+  };
+  for (const auto& [text, expected] : cases) {
+    const std::string path = dir + "/problems.json";
+    std::ofstream(path) << text;
+    try {
+      load_problem_list(path);
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << text << ": " << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << text << " escaped as a " << typeid(e).name() << ": " << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
+#include <utility>
 #include <string>
 
 #include "support/test_support.hpp"
@@ -24,6 +26,19 @@ ToolRun run_tool(const std::string& args) {
   const int raw = pclose(pipe);
   run.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
   return run;
+}
+
+// Issue 14, defect 1: a malformed problem file aborted jitgemm-tune (SIGABRT); now exit 2 with
+// the file and the member.
+TEST(JitgemmTune, MalformedProblemFilesExitTwoNamingTheMember) {
+  const std::string dir = jitgemm::testing::temp_dir("bad_problems");
+  for (auto [text, expected] : {std::pair{R"([{"id":5}])", "[0].id: expected a string"},
+                                std::pair{R"([{"m":1e400,"n":1,"k":1}])", "problems.json"}}) {
+    { std::ofstream(dir + "/problems.json") << text; }
+    const ToolRun r = run_tool("--problems " + dir + "/problems.json --compile-only");
+    EXPECT_EQ(r.status, 2) << text << ": " << r.output;
+    EXPECT_NE(r.output.find(expected), std::string::npos) << text << ": " << r.output;
+  }
 }
 
 TEST(JitgemmTune, HelpListsTheOptions) {
