@@ -258,6 +258,10 @@ void from_json(const json& j, TuningRecord& r) {
   r.device = json_reader::read_object<DeviceKey>(j, "device");
   r.environment = json_reader::read_object<EnvironmentKey>(j, "environment");
   r.config = json_reader::read_object<KernelConfig>(j, "config");
+  // The winner is served as it is: one its family cannot build is damage, not a record
+  // (a candidate that failed is kept as it was tried).
+  if (std::string why = rules_of(r.config).invalid_reason(r.config, StaticLimits{}); !why.empty())
+    throw FieldError("config", fmt::format("{} cannot be built: {}", r.config.name(), why));
   r.timing = json_reader::read_object<Timing>(j, "timing");
   r.tflops = read_positive(j, "tflops");
   r.accuracy = json_reader::read_object<Accuracy>(j, "accuracy");

@@ -111,6 +111,18 @@ TEST(TuningDatabaseLoad, OutOfRangeNumbersAndDuplicateKeysAreDamageNamingTheFile
   EXPECT_EQ(load_error(text), "");
 }
 
+// Issue 14, defect 3: a winner valid field by field but not buildable (stages 1, thread_m 3)
+// passed verify and was served, and the launch threw.
+TEST(TuningDatabaseLoad, AnUnbuildableWinnerIsDamageNamingTheRecord) {
+  for (auto edit : {+[](json& c) { c["stages"] = 1; }, +[](json& c) { c["params"]["thread_m"] = 3; }}) {
+    json j = valid_json();
+    edit(j["records"][1]["config"]);
+    const std::string message = load_error(j.dump(2));
+    EXPECT_NE(message.find("damaged.json: records[1].config: simt_fp32_"), std::string::npos) << message;
+    EXPECT_NE(message.find("cannot be built"), std::string::npos) << message;
+  }
+}
+
 TEST(TuningDatabaseLoad, WrongSchemaVersion) {
   json j = valid_json();
   j["schema_version"] = 7;
