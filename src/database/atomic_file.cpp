@@ -109,8 +109,15 @@ FileLock& FileLock::operator=(FileLock&& other) noexcept {
   return *this;
 }
 
+std::filesystem::path resolve_links(const std::filesystem::path& path) {
+  std::error_code ec;
+  std::filesystem::path resolved = std::filesystem::weakly_canonical(path, ec);
+  if (ec) throw DatabaseError(fmt::format("{}: cannot resolve the path: {}", path.string(), ec.message()));
+  return resolved;
+}
+
 std::filesystem::path lock_path_for(const std::filesystem::path& path) {
-  return path.string() + ".lock";
+  return resolve_links(path).string() + ".lock";
 }
 
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path) {
@@ -127,11 +134,16 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& path
     if (n < 0) throw_errno("read", path, errno);
     if (n == 0) break;
     text.append(buffer, static_cast<size_t>(n));
+    if (text.size() > kMaxDatabaseFileBytes)
+      throw DatabaseError(fmt::format("{}: larger than the {} MiB a tuning database file may hold (read stopped)",
+                                      path.string(), kMaxDatabaseFileBytes >> 20));
   }
   return text;
 }
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view text) {
+void write_file_atomically(const std::filesystem::path& link_or_path, std::string_view text) {
+  // A symbolic link is followed: the file it names is replaced, the link stays.
+  const std::filesystem::path path = resolve_links(link_or_path);
   std::filesystem::path dir = directory_of(path);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

@@ -3,6 +3,7 @@
 // damaged file aside without ever overwriting or deleting anything.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -26,13 +27,22 @@ class FileLock {
   int fd_ = -1;
 };
 
-// The lock file that guards `path`: "<path>.lock".
+// The most a tuning database file may hold: a read stops there with a DatabaseError (the
+// shipped file of 16 records is 6 MB).
+inline constexpr size_t kMaxDatabaseFileBytes = size_t{256} << 20;
+
+// `path` with every symbolic link followed (the parts that do not exist yet kept as they are).
+std::filesystem::path resolve_links(const std::filesystem::path& path);
+
+// The lock file that guards `path` (its links followed, so that a link and its target share
+// one lock): "<target>.lock".
 std::filesystem::path lock_path_for(const std::filesystem::path& path);
 
-// The whole file, or nullopt when it does not exist. Throws DatabaseError on I/O errors.
+// The whole file, or nullopt when it does not exist. Throws DatabaseError on I/O errors and
+// past kMaxDatabaseFileBytes.
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path);
 
-// Replaces `path` by a file holding `text`: writes "<path>.tmp.<pid>.<random>" in the
+// Replaces `path` (the file a symbolic link names, when it is one) by a file holding `text`: writes "<path>.tmp.<pid>.<random>" in the
 // same directory (created if missing), fsyncs it, renames it over `path` and fsyncs the
 // directory. Keeps the old file's permissions. On failure the temp file is removed and
 // `path` is untouched. Throws DatabaseError naming the call and the file.

@@ -192,9 +192,11 @@ const TuningRecord* TuningDatabase::find(std::string_view key) const {
   return it != records_.end() && it->key() == key ? &*it : nullptr;
 }
 
-SaveReport TuningDatabase::update(const std::filesystem::path& path,
+SaveReport TuningDatabase::update(const std::filesystem::path& link_or_path,
                                   const std::function<void(TuningDatabase&)>& edit,
                                   DamagedFilePolicy on_damaged) {
+  // Through a symbolic link, the file it names is read, moved aside and replaced; the link stays.
+  const std::filesystem::path path = resolve_links(link_or_path);
   FileLock lock(lock_path_for(path));
   SaveReport report;
   TuningDatabase db;

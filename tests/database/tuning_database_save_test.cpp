@@ -70,6 +70,37 @@ TEST(TuningDatabaseSave, DamagedFileIsMovedAsideNotOverwritten) {
   EXPECT_EQ(count_files(dir, ".damaged-"), 2);
 }
 
+// Issue 14, defect 6: merging into a symlinked database replaced the link by a plain file and
+// left the real file unchanged.
+TEST(TuningDatabaseSave, ASymlinkedDatabaseUpdatesTheFileItNamesAndStaysALink) {
+  const fs::path dir = testing::temp_dir("db_symlink");
+  const fs::path real = dir / "real.json", link = dir / "db.json";
+  TuningDatabase::save_merged(real, {sample_record(sample_problem(64, 64, 64))});
+  fs::create_symlink("real.json", link);
+  TuningDatabase::save_merged(link, {sample_record(sample_problem(128, 128, 128))});
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(TuningDatabase::load(real).size(), 2u);
+  EXPECT_EQ(TuningDatabase::load(link).size(), 2u);
+  // A damaged target is moved aside as a file; the link then names the new database.
+  std::ofstream(real) << "garbage";
+  const SaveReport report = TuningDatabase::save_merged(link, {sample_record(sample_problem(64, 64, 64))});
+  ASSERT_TRUE(report.moved_aside.has_value());
+  EXPECT_EQ(report.moved_aside->parent_path(), dir);
+  EXPECT_EQ(report.moved_aside->filename().string().rfind("real.json.damaged-", 0), 0u);
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(TuningDatabase::load(real).size(), 1u);
+}
+
+// Issue 14, defect 7: reads had no size cap (verify /dev/zero ate memory).
+TEST(TuningDatabaseSave, ReadsStopAtTheSizeCap) {
+  try {
+    TuningDatabase::load("/dev/zero");
+    ADD_FAILURE() << "/dev/zero loaded";
+  } catch (const DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("/dev/zero: larger than the 256 MiB"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TuningDatabaseSave, NewerSchemaIsNeverReplaced) {
   fs::path path = fs::path(testing::temp_dir("db_newer")) / "tuning.json";
   const std::string newer = R"({"schema_version": 3, "records": [], "shards": []})";
