@@ -161,6 +161,18 @@ void write_file_atomically(const std::filesystem::path& link_or_path, std::strin
   fsync_directory(dir);
 }
 
+int remove_stale_temp_files(const std::filesystem::path& path) {
+  const std::string prefix = path.filename().string() + ".tmp.";
+  std::error_code ec;
+  int removed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(directory_of(path), ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with(prefix) || !entry.is_regular_file(ec)) continue;
+    if (std::filesystem::remove(entry.path(), ec)) ++removed;
+  }
+  return removed;
+}
+
 std::filesystem::path move_aside(const std::filesystem::path& path, std::string_view timestamp) {
   std::string base = path.string() + ".damaged-" + std::string(timestamp);
   for (int attempt = 1;; ++attempt) {

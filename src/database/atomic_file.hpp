@@ -48,6 +48,11 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& path
 // `path` is untouched. Throws DatabaseError naming the call and the file.
 void write_file_atomically(const std::filesystem::path& path, std::string_view text);
 
+// Removes the temp files write_file_atomically left for `path` ("<path>.tmp.*") when its writer
+// was killed. Call it holding `path`'s FileLock: every writer writes its temp file under that
+// lock, so none of them is still being written. Returns how many were removed.
+int remove_stale_temp_files(const std::filesystem::path& path);
+
 // Renames `path` to "<path>.damaged-<timestamp>" ("-2", "-3", ... appended while that
 // name exists; nothing is ever overwritten). Returns the new path; throws DatabaseError.
 std::filesystem::path move_aside(const std::filesystem::path& path, std::string_view timestamp);

@@ -198,6 +198,7 @@ SaveReport TuningDatabase::update(const std::filesystem::path& link_or_path,
   // Through a symbolic link, the file it names is read, moved aside and replaced; the link stays.
   const std::filesystem::path path = resolve_links(link_or_path);
   FileLock lock(lock_path_for(path));
+  remove_stale_temp_files(path);  // a killed writer's, never a live one's (we hold the lock)
   SaveReport report;
   TuningDatabase db;
   if (std::optional<std::string> text = read_file_if_exists(path)) {
@@ -234,6 +235,7 @@ SaveReport TuningDatabase::save_merged(const std::filesystem::path& path, const 
 void TuningDatabase::save(const std::filesystem::path& path) const {
   for (const TuningRecord& record : records_) validate_record(record);
   FileLock lock(lock_path_for(path));
+  remove_stale_temp_files(resolve_links(path));
   write_file_atomically(path, dump());
 }
 
