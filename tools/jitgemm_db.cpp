@@ -375,7 +375,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return app.exit(e) == 0 ? 0 : 2;  // --help: 0; a usage error: 2, like every other error
   }
   try {
     return run ? run() : 2;

@@ -249,7 +249,11 @@ int main(int argc, char** argv) {
   app.add_flag("--compile-only", o.compile_only, "only generate and compile the candidates (what runs without a GPU)");
   app.add_flag("--sample", o.sample, "a representative sample of the candidates instead of all");
   app.add_option("--max-gflop", o.max_gflop, "skip problems of more work than this many GFLOP")->check(CLI::PositiveNumber);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;  // --help: 0; a usage error: 2, like every other error
+  }
   try {
     const auto problems = problems_of(o);
     const Compiler compiler(std::filesystem::path(!o.cache_dir.empty() ? o.cache_dir : BinaryCache::default_dir().string()));

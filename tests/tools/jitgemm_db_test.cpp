@@ -46,15 +46,16 @@ TEST_F(JitgemmDb, HelpListsEverySubcommand) {
     EXPECT_TRUE(has(r.out, sub)) << sub << "\n" << r.out;
 }
 
-TEST_F(JitgemmDb, BadUsageExitsNonzeroWithAMessage) {
+TEST_F(JitgemmDb, BadUsageExitsTwoWithAMessage) {
+  // Issue 14, defect 8: usage errors returned CLI11's own codes (104-109), not the documented 2.
   Result r = run_db({"--bogus", "list"});
-  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.out + r.err, "--bogus")) << r.out << r.err;
   r = run_db({});
-  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.out + r.err, "subcommand")) << r.out << r.err;
   r = run_db({"--db", kSmall, "explain", "--m", "0", "--n", "1", "--k", "1", "--device", kH100, "--sm", "90"});
-  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(r.status, 2);
   r = run_db({"--db", kSmall, "explain", "--m", "64", "--n", "64", "--k", "64", "--trans-a", "X", "--device", kH100,
               "--sm", "90"});
   EXPECT_EQ(r.status, 2);
