@@ -32,17 +32,18 @@ KernelConfig compiled_config(KernelConfig c) {
   return c;
 }
 
-KernelConfig with_default_split(KernelConfig tuned, const ProblemKey& key) {
-  tuned.split_k = default_split_k(key, tuned);
-  return tuned;
+std::optional<KernelConfig> SplitKFamilyRules::adapt(const KernelConfig& tuned, const ProblemKey& key) const {
+  KernelConfig config = tuned;
+  config.split_k = default_split_k(key, config);
+  return config;
 }
 
-LaunchGeometry split_k_geometry(const KernelFamilyRules& rules, const KernelConfig& c, int64_t m, int64_t n) {
+LaunchGeometry SplitKFamilyRules::geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t, int) const {
   LaunchGeometry g;
   g.grid_x = static_cast<unsigned>(((m + c.block_m - 1) / c.block_m) * ((n + c.block_n - 1) / c.block_n));
   g.grid_y = static_cast<unsigned>(c.split_k);  // K slices (split_k_reduce.cu adds them)
-  g.block_x = static_cast<unsigned>(rules.threads(c));
-  g.smem_bytes = rules.shared_memory_bytes(c);
+  g.block_x = static_cast<unsigned>(threads(c));
+  g.smem_bytes = shared_memory_bytes(c);
   return g;
 }
 

@@ -16,11 +16,6 @@ std::string resource_problem(const KernelFamilyRules& rules, const KernelConfig&
 // The config a split-K family compiles: the K split is a launch parameter (gridDim.y), so
 // configs that differ only in split_k share one kernel.
 KernelConfig compiled_config(KernelConfig c);
-// A tuned split-K config on another shape: its tiles with the split re-derived, since the
-// split is what keeps the accuracy contract and it depends on K and the output size.
-KernelConfig with_default_split(KernelConfig tuned, const ProblemKey& key);
-// ceil(M/block_m) * ceil(N/block_n) CTAs along x, split_k slices along y.
-LaunchGeometry split_k_geometry(const KernelFamilyRules& rules, const KernelConfig& c, int64_t m, int64_t n);
 
 // SIMT and mma.sync: one CTA per output tile, split_k slices of K along gridDim.y (added by
 // fp32/split_k_reduce.cu), operands read in place in any layout. The kernel is specialized for
@@ -31,12 +26,11 @@ class SplitKFamilyRules : public KernelFamilyRules {
     return "jitgemm_" + compiled_config(c).name() + "_" + s.suffix();
   }
   bool runs_in_place(const KernelConfig&, const ProblemKey&) const override { return true; }
-  std::optional<KernelConfig> adapt(const KernelConfig& tuned, const ProblemKey& key) const override {
-    return with_default_split(tuned, key);
-  }
-  LaunchGeometry geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t, int) const override {
-    return split_k_geometry(*this, c, m, n);
-  }
+  // The tuned tiles with the split re-derived: the split is what keeps the accuracy contract,
+  // and it depends on K and the output size.
+  std::optional<KernelConfig> adapt(const KernelConfig& tuned, const ProblemKey& key) const override;
+  // ceil(M/block_m) * ceil(N/block_n) CTAs along x, split_k slices along y.
+  LaunchGeometry geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t k, int sm_count) const override;
 };
 
 }  // namespace jitgemm

@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cstdint>
 
 #include "codegen/kernel_family.hpp"
@@ -20,6 +19,12 @@ std::string_view to_string(KernelFamily f) noexcept {
     case KernelFamily::Wgmma: return "wgmma";
   }
   return "?";
+}
+
+std::optional<KernelFamily> family_named(std::string_view name) noexcept {
+  for (KernelFamily f : kKernelFamilies)
+    if (to_string(f) == name) return f;
+  return std::nullopt;
 }
 
 std::string_view to_string(WgmmaA a) noexcept {
@@ -87,10 +92,9 @@ KernelConfig KernelConfig::parse(std::string_view name) {
   const size_t split = prefix.find('_');
   if (split == std::string_view::npos) throw fail(fmt::format("'{}' is not <family>_<precision>", prefix));
   const std::string_view family_name = prefix.substr(0, split), precision_name = prefix.substr(split + 1);
-  const KernelFamilyRules* rules = nullptr;
-  for (KernelFamily f : kKernelFamilies)
-    if (to_string(f) == family_name) rules = &family_rules(f);
-  if (rules == nullptr) throw fail(fmt::format("unknown family '{}' (simt, mma, wgmma)", family_name));
+  const std::optional<KernelFamily> family = family_named(family_name);
+  if (!family) throw fail(fmt::format("unknown family '{}' (simt, mma, wgmma)", family_name));
+  const KernelFamilyRules* rules = &family_rules(*family);
   Precision precision{};
   try {
     precision = parse_precision(precision_name, "precision");

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -27,6 +28,8 @@ inline constexpr KernelFamily kKernelFamilies[] = {KernelFamily::Simt, KernelFam
 
 // "simt", "mma", "wgmma": the first word of a config name.
 std::string_view to_string(KernelFamily f) noexcept;
+// The family of that name; nullopt for another text.
+std::optional<KernelFamily> family_named(std::string_view name) noexcept;
 
 // SIMT: each warp's 32 lanes hold thread_m x thread_n outputs each.
 struct SimtParams {

@@ -169,14 +169,6 @@ int mma_estimated_registers(const KernelConfig& c) {
   return accumulators + fragments + kRegisterAllowance + scalar_copies;
 }
 
-bool mma_statically_valid(const KernelConfig& c, const StaticLimits& limits, std::string* why) {
-  if (c.family() != KernelFamily::MmaSync) {
-    if (why != nullptr) *why = fmt::format("family {} is not the mma.sync family", to_string(c.family()));
-    return false;
-  }
-  return statically_valid(c, limits, why);
-}
-
 std::vector<KernelConfig> mma_candidate_space(const ProblemKey& key, const StaticLimits& limits) {
   const Precision precision = mma_precision(key);
   const bool x3 = precision == Precision::TF32x3;

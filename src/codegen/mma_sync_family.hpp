@@ -13,6 +13,14 @@
 
 namespace jitgemm {
 
+// The family's rules; invalid_reason checks, in order,
+// the template's static_asserts (power-of-two tiles of 32..256 rows and columns, block_k a
+// multiple of 16 up to 64, warp tiles of whole 16 x 8 products, power-of-two warp grids,
+// accumulation blocks inside one slice, tf32x3 always blocked), the K split, threads, shared
+// memory, the register estimate, and what
+// compiles but spills (measured with NVRTC 13.0 for sm_90a over every candidate and
+// specialization): blocked accumulation (tf32x3, tf32 with acc_block_k > 0) on warp tiles
+// above 32 x 32.
 const KernelFamilyRules& mma_sync_rules() noexcept;
 
 // SMEM_TOTAL of the template: STAGES x (A slice + B slice) floats, a slice of BLOCK_X rows (or
@@ -29,16 +37,6 @@ size_t mma_shared_memory_bytes(const KernelConfig& config);
 // 64x32 unblocked 122..190 (160), tf32x3 4 warps with 32x64 warp tiles and 48 copies spilled
 // (264). ptxas takes up to 255 when __launch_bounds__ allows, so counts near it are common.
 int mma_estimated_registers(const KernelConfig& config);
-
-// statically_valid for a config of this family (false, saying so, for another family).
-// The template's static_asserts (power-of-two tiles of 32..256 rows and columns, block_k a
-// multiple of 16 up to 64, warp tiles of whole 16 x 8 products, power-of-two warp grids,
-// accumulation blocks inside one slice, tf32x3 always blocked), the rule that fields the family
-// does not read keep their defaults, shared memory, threads, the register estimate, and what
-// compiles but spills (measured with NVRTC 13.0 for sm_90a over every candidate and
-// specialization): blocked accumulation (tf32x3, tf32 with acc_block_k > 0) on warp tiles
-// above 32 x 32.
-bool mma_statically_valid(const KernelConfig& config, const StaticLimits& limits, std::string* why);
 
 // CTA tiles 64x64 (4 warps of 32x32), 128x64 and 64x128 (8 warps of 32x32), 128x128 (8 warps
 // of 64x32 or 32x64, tf32 unblocked only); block_k 16 (3, 4 stages) and 32 (2, 3 stages); tf32x3

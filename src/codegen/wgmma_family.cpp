@@ -146,7 +146,7 @@ std::string operand_problem(const KernelConfig& c) {
 }
 
 // Budgets, limits, and what compiles but spills (measured with NVRTC 13.0 for sm_90a).
-std::string resource_problem(const KernelConfig& c, const StaticLimits& limits) {
+std::string budget_problem(const KernelConfig& c, const StaticLimits& limits) {
   const WgmmaParams& w = c.wgmma();
   const SetmaxnregBudget regs = wgmma_register_budget(c);
   const int budget = w.consumers > 1 ? regs.consumer : limits.max_registers_per_thread;
@@ -243,7 +243,7 @@ class WgmmaRules final : public KernelFamilyRules {
     if (!computes(c.precision)) return fmt::format("wgmma computes tf32x3 and tf32, not {}", to_string(c.precision));
     for (auto rule : {unused_fields_problem, shape_problem, operand_problem})
       if (std::string p = rule(c); !p.empty()) return p;
-    return resource_problem(c, limits);
+    return budget_problem(c, limits);
   }
   int threads(const KernelConfig& c) const override { return 128 * (1 + c.wgmma().consumers); }
   size_t shared_memory_bytes(const KernelConfig& c) const override { return wgmma_shared_memory_bytes(c); }
@@ -384,14 +384,6 @@ int wgmma_consumer_registers(const KernelConfig& c) {
   // RS: the A fragments (A_FRAGMENT_REGS of the template).
   const int fragments = !w.a_in_registers() ? 0 : is_x3(c) ? 8 * (w.acc_block_k / 8) * w.acc_buffers : c.block_k;
   return (1 + blocks) * (c.block_n / 2) + fragments + 24;
-}
-
-bool wgmma_statically_valid(const KernelConfig& c, const StaticLimits& limits, std::string* why) {
-  if (c.family() != KernelFamily::Wgmma) {
-    if (why != nullptr) *why = fmt::format("family {} is not the wgmma family", to_string(c.family()));
-    return false;
-  }
-  return statically_valid(c, limits, why);
 }
 
 std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const StaticLimits& limits) {

@@ -12,6 +12,13 @@
 
 namespace jitgemm {
 
+// The family's rules; invalid_reason checks, in order,
+// the rule that what the name cannot say keeps its default (split_k 1; tf32: one accumulator,
+// no sum_blocks), the template's static_asserts (tile shapes, accumulation blocks, ring depth),
+// the operand sources' rules, register and shared-memory budgets, and the configurations that
+// compile but spill (measured with NVRTC 13.0 for sm_90a: tf32x3 with block_k 32, acc_block_k 16 and 2 buffers; tf32x3 with
+// sum_blocks > 0 at block_n >= 128 or with 2 buffers: about 1 KB of spills at 128x96; tf32x3
+// with A in registers and 2 buffers or sum_blocks > 0).
 const KernelFamilyRules& wgmma_rules() noexcept;
 
 // For a config with A in registers: whether the operand it reads raw (op(A), or op(B)^T when
@@ -62,15 +69,6 @@ int wgmma_group_stages(const KernelConfig& config);
 // block accumulators (tf32x3: acc_buffers, + 1 with sum_blocks; tf32: 1 when blocked) of
 // block_n / 2 floats each, plus 24.
 int wgmma_consumer_registers(const KernelConfig& config);
-
-// statically_valid for a config of this family (false, saying so, for another family):
-// the template's static_asserts (tile shapes, accumulation blocks, ring depth, register and
-// shared-memory budgets), the rule that fields the family does not read keep their defaults
-// (split_k 1; tf32: one accumulator, no sum_blocks), and the configurations that compile but spill (measured with
-// NVRTC 13.0 for sm_90a: tf32x3 with block_k 32, acc_block_k 16 and 2 buffers; tf32x3 with
-// sum_blocks > 0 at block_n >= 128 or with 2 buffers: about 1 KB of spills at 128x96; tf32x3
-// with A in registers and 2 buffers or sum_blocks > 0).
-bool wgmma_statically_valid(const KernelConfig& config, const StaticLimits& limits, std::string* why);
 
 // tf32x3: 128 x {96, 128, 192} tiles (2 consumers), block_k 16/32, stages with >= 64 K in
 // flight up to what fits (at most 8), acc_block_k 16/32 (64 missed the contract on an H200),

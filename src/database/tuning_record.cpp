@@ -93,8 +93,7 @@ int read_block_n(const json& j, KernelFamily family) {
 }
 
 KernelFamily parse_family(std::string_view text) {
-  for (KernelFamily f : kKernelFamilies)
-    if (text == to_string(f)) return f;
+  if (const std::optional<KernelFamily> family = family_named(text)) return *family;
   throw InvalidArgument(fmt::format("unknown family '{}' (simt, mma, wgmma)", text));
 }
 

@@ -26,6 +26,11 @@ CompiledModule compile_reducer(const Compiler& compiler, const TemplateStore& te
 
 CUdeviceptr at(CUdeviceptr workspace, const WorkspaceRegion& r) { return workspace + r.offset; }
 
+void launch_on(const cuda::Function& kernel, const LaunchGeometry& g, CUstream stream, void** params) {
+  cuda::launch(kernel, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
+               params);
+}
+
 // A raw operand read by TMA in place: a 16-byte aligned base and row pitch.
 void check_in_place(const KernelConfig& config, CUdeviceptr ptr, int64_t ld, const char* which) {
   if (vector_width(ld, reinterpret_cast<const void*>(ptr)) != 4)
@@ -79,10 +84,14 @@ void GemmLauncher::launch(const cuda::Function& main, const KernelConfig& config
 
 void GemmLauncher::scale_output(const GemmProblem& p, CUdeviceptr c, CUstream stream) const {
   // No slices: the sum is 0, and alpha 0 keeps it 0 whatever the caller's alpha (K = 0).
-  SplitKReduceArgs reduce{0, 0, static_cast<int>(p.m), static_cast<int>(p.n), 0, c, p.effective_ldc(), 0.0f, p.beta};
-  auto params = reduce.pointers();
+  run_reduce({0, 0, static_cast<int>(p.m), static_cast<int>(p.n), 0, c, p.effective_ldc(), 0.0f, p.beta}, stream);
+}
+
+void GemmLauncher::run_reduce(SplitKReduceArgs args, CUstream stream) const {
+  auto params = args.pointers();
+  const int64_t elements = int64_t{args.m} * args.n;
   const int64_t blocks =
-      std::clamp<int64_t>((p.m * p.n + kReduceThreads - 1) / kReduceThreads, 1, int64_t{sm_count_} * kReduceBlocksPerSm);
+      std::clamp<int64_t>((elements + kReduceThreads - 1) / kReduceThreads, 1, int64_t{sm_count_} * kReduceBlocksPerSm);
   cuda::launch(reduce_, {static_cast<unsigned>(blocks), 1, 1}, {kReduceThreads, 1, 1}, 0, stream, params.data());
 }
 
@@ -105,33 +114,19 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const GemmProblem& p, 
   int64_t lda = q.effective_lda(), ldb = q.effective_ldb();
   expand_symmetric(plan, a, lda, b, ldb, workspace, stream);
   q.lda = lda, q.ldb = ldb;
-  const LaunchGeometry& g = plan.main;
-  if (plan.config.split_k <= 1) {
-    GemmKernelArgs args(q, a, b, c);
-    auto params = args.pointers();
-    cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
-                 params.data());
-    return;
-  }
-  // Each CTA row y writes the plain partial product of its K slice to slice y of the
-  // workspace (alpha 1, beta 0); the reduction applies alpha and beta once.
+  // With split_k > 1 each CTA row y writes the plain partial product of its K slice to slice y
+  // of the workspace (alpha 1, beta 0); the reduction applies alpha and beta once.
+  const bool split = plan.config.split_k > 1;
   const CUdeviceptr partials = at(workspace, plan.workspace.split_k_partials);
-  GemmProblem partial = q;
-  partial.alpha = 1.0f;
-  partial.beta = 0.0f;
-  partial.ldc = plan.split_k_ld;
-  GemmKernelArgs args(partial, a, b, partials);
+  GemmProblem main_problem = q;
+  if (split) main_problem.alpha = 1.0f, main_problem.beta = 0.0f, main_problem.ldc = plan.split_k_ld;
+  GemmKernelArgs args(main_problem, a, b, split ? partials : c);
   auto params = args.pointers();
-  cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
-               params.data());
-  SplitKReduceArgs reduce{partials,        plan.config.split_k, static_cast<int>(q.m), static_cast<int>(q.n),
-                          plan.split_k_ld, c,                   q.effective_ldc(),     q.alpha,
-                          q.beta};
-  auto reduce_params = reduce.pointers();
-  const int64_t blocks =
-      std::clamp<int64_t>((q.m * q.n + kReduceThreads - 1) / kReduceThreads, 1, int64_t{sm_count_} * kReduceBlocksPerSm);
-  cuda::launch(reduce_, {static_cast<unsigned>(blocks), 1, 1}, {kReduceThreads, 1, 1}, 0, stream,
-               reduce_params.data());
+  launch_on(main, plan.main, stream, params.data());
+  if (split)
+    run_reduce({partials, plan.config.split_k, static_cast<int>(q.m), static_cast<int>(q.n), plan.split_k_ld, c,
+                q.effective_ldc(), q.alpha, q.beta},
+               stream);
 }
 
 void GemmLauncher::run_split_operand(SplitMode mode, CUdeviceptr src, int64_t ld_src, int64_t rows, int64_t k,
@@ -261,10 +256,8 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
   args.alpha = p.alpha, args.beta = p.beta;
   args.nonfinite = w.b == WgmmaB::Transformed ? 0 : flag;  // the pre-pass's flag (transformed: no pre-pass)
   if (w.schedule == TileSchedule::StreamK) args.stream_k = {at(workspace, ws.stream_k_partials), flag + 4};
-  const LaunchGeometry& g = plan.main;
   auto params = args.pointers();
-  cuda::launch(main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
-               params.data());
+  launch_on(main, plan.main, stream, params.data());
 }
 
 }  // namespace jitgemm

@@ -26,6 +26,7 @@
 #include "compile/compiler.hpp"
 #include "cuda/module.hpp"
 #include "exec/compiled_module.hpp"
+#include "exec/kernel_args.hpp"
 #include "exec/launch_plan.hpp"
 
 namespace jitgemm {
@@ -61,6 +62,8 @@ class GemmLauncher {
  private:
   void launch_split_k(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main, CUdeviceptr a,
                       CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
+  // fp32/split_k_reduce.cu over args.m x args.n outputs.
+  void run_reduce(SplitKReduceArgs args, CUstream stream) const;
   void launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main, CUdeviceptr a,
                     CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
   // The symmetric operands the plan copies full (PlannedOperand::expanded): a, b and their

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include "codegen/split_k_policy.hpp"
-#include "codegen/wgmma_family.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {

@@ -42,6 +42,7 @@ struct Workspace {
 // The device objects the phases of one tuning run share.
 struct TuningBench {
   const GemmProblem& problem;
+  const ProblemKey& key;  // of `problem` on the bench's aligned buffers
   cuda::Stream stream;
   Workspace ws;
   SupportKernels support;
@@ -49,9 +50,10 @@ struct TuningBench {
   CublasHandle cublas;
   EventTimer timer;
 
-  TuningBench(const GemmProblem& p, const cuda::DeviceInfo& device, const Compiler& compiler,
+  TuningBench(const GemmProblem& p, const ProblemKey& k, const cuda::DeviceInfo& device, const Compiler& compiler,
               const TemplateStore& templates)
       : problem(p),
+        key(k),
         ws(p),
         support(compiler, templates),
         launcher(compiler, templates, device.sm_count),
@@ -163,7 +165,7 @@ CandidateMeasurement verify_and_screen(size_t index, const CompiledCandidate& ca
   try {
     loaded.modules.push_back(load_module(cand.outcome.kernel, cand.rendered.kernel_name));
     const cuda::Function fn = loaded.modules.back().function;
-    const LaunchPlan plan = bench.launcher.plan(fn, cand.config, make_problem_key(bench.problem));
+    const LaunchPlan plan = bench.launcher.plan(fn, cand.config, bench.key);
     if (plan.workspace.total_bytes > bench.ws.workspace.size()) {
       JITGEMM_CU(cuda::driver().cuStreamSynchronize(bench.stream.get()), "before growing the workspace");
       bench.ws.workspace = cuda::DeviceBuffer(plan.workspace.total_bytes);
@@ -244,7 +246,7 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
                                            });
   if (!compiled.empty()) result.template_hash = compiled.front().rendered.template_hash;
 
-  TuningBench bench(problem, device, compiler, templates);
+  TuningBench bench(problem, result.key, device, compiler, templates);
   const TuningInputs inputs = prepare_inputs(bench, settings);
   result.cublas_rel_error = inputs.cublas_rel_error;
   result.tolerance = inputs.tolerance;

@@ -8,23 +8,14 @@
 #include <limits>
 #include <vector>
 
-#include "cuda/context.hpp"
-#include "cuda/device_buffer.hpp"
+#include "gpu_fixture.hpp"
 #include "jitgemm/error.hpp"
 #include "jitgemm/runtime.hpp"
-#include "support/test_support.hpp"
 
 namespace jitgemm::testing {
 namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-RuntimeOptions isolated_options(const std::string& tag) {
-  RuntimeOptions options;
-  options.database_path = temp_dir(tag) + "/tuning.json";
-  options.cache_dir = temp_dir(tag + "-cache");
-  return options;
-}
 
 bool same_bits(float x, float y) { return std::memcmp(&x, &y, sizeof x) == 0; }
 

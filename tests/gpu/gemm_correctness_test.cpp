@@ -22,13 +22,6 @@ GpuEnvironment& gpu() {
 
 namespace {
 
-RuntimeOptions isolated_options(const std::string& tag) {
-  RuntimeOptions options;
-  options.database_path = temp_dir(tag) + "/tuning.json";  // empty: the default heuristic serves
-  options.cache_dir = temp_dir(tag + "-cache");
-  return options;
-}
-
 TEST(GemmCorrectness, Fp32AllShapesOpsLeadingDimensionsAlphaBeta) {
   JITGEMM_REQUIRE_GPU();
   GpuEnvironment& env = gpu();

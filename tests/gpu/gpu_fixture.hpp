@@ -18,6 +18,7 @@
 #include "cuda/driver_api.hpp"
 #include "cuda/stream.hpp"
 #include "jitgemm/problem.hpp"
+#include "jitgemm/runtime.hpp"
 #include "problem/stored_shape.hpp"
 #include "support/test_support.hpp"
 #include "tune/accuracy_contract.hpp"
@@ -25,6 +26,15 @@
 #include "tune/support_kernels.hpp"
 
 namespace jitgemm::testing {
+
+// Options for a Runtime of its own: an empty database of the tag (the default heuristic
+// serves) and a binary cache of its own.
+inline RuntimeOptions isolated_options(const std::string& tag) {
+  RuntimeOptions options;
+  options.database_path = temp_dir(tag) + "/tuning.json";
+  options.cache_dir = temp_dir(tag + "-cache");
+  return options;
+}
 
 struct CaseResult {
   ErrorStats ours;
