@@ -21,8 +21,10 @@ typedef enum {
 } jitgemm_status;
 
 typedef enum { JITGEMM_OP_N = 0, JITGEMM_OP_T = 1 } jitgemm_op;
+/* As jitgemm::Structure (problem.hpp): the stored operand's structure; the other triangle is never read. */
 typedef enum { JITGEMM_STRUCTURE_GENERAL = 0, JITGEMM_STRUCTURE_SYMMETRIC = 1, JITGEMM_STRUCTURE_LOWER = 2,
-               JITGEMM_STRUCTURE_UPPER = 3 } jitgemm_structure;
+               JITGEMM_STRUCTURE_UPPER = 3, JITGEMM_STRUCTURE_SYMMETRIC_UPPER = 4, JITGEMM_STRUCTURE_LOWER_UNIT = 5,
+               JITGEMM_STRUCTURE_UPPER_UNIT = 6 } jitgemm_structure;
 typedef enum { JITGEMM_FILL_FULL = 0, JITGEMM_FILL_LOWER = 1, JITGEMM_FILL_UPPER = 2 } jitgemm_fill;
 typedef enum { JITGEMM_PRECISION_FP32 = 0, JITGEMM_PRECISION_TF32X3 = 1, JITGEMM_PRECISION_TF32 = 2 } jitgemm_precision;
 

@@ -14,13 +14,24 @@ namespace jitgemm {
 
 enum class Op { N, T };
 
-// What the caller declares about an operand. A structured operand's other triangle is
-// never read (the BLAS convention). Symmetric: a square operand read from the lower triangle
-// (row >= column) of the stored matrix, so its op does not matter; the kernel picks the
-// layout it reads. Lower and Upper (triangular) are not supported yet.
-enum class Structure { General, Symmetric, Lower, Upper };
+// What the caller declares about an operand, as it is stored (before op). A structured
+// operand's other triangle is never read (the BLAS convention), so it may hold anything,
+// NaN included.
+//   General         every element is read.
+//   Symmetric       square, read from the lower triangle (row >= column) of the stored
+//                   matrix; SymmetricUpper from the upper one. op does not matter: the
+//                   kernel picks the layout it reads.
+//   Lower, Upper    triangular (trapezoidal when not square, as torch.tril of it): the
+//                   elements above (Lower) or below (Upper) the diagonal are zero. op
+//                   applies after: a Lower operand used with op T is upper triangular.
+//   LowerUnit,      the same with a unit diagonal, as BLAS trmm's diag = 'U': the diagonal
+//   UpperUnit       is not read and taken as 1.
+// The C ABI's jitgemm_structure has the same values in the same order.
+enum class Structure { General, Symmetric, Lower, Upper, SymmetricUpper, LowerUnit, UpperUnit };
 
-// Which part of C is written: the full matrix, or tril / triu of the product.
+// Which part of C is written: the full matrix, or C = tril (triu) of alpha op(A) op(B) +
+// beta C with the other strict triangle written as zeros (torch.tril semantics; C is not
+// read there).
 enum class Fill { Full, Lower, Upper };
 
 // fp32: plain FP32 FMA. tf32x3: tensor cores, split operands, float32 accuracy.

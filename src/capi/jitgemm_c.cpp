@@ -62,6 +62,9 @@ jitgemm::GemmProblem to_cpp(const jitgemm_problem& p) {
       case JITGEMM_STRUCTURE_SYMMETRIC: return jitgemm::Structure::Symmetric;
       case JITGEMM_STRUCTURE_LOWER: return jitgemm::Structure::Lower;
       case JITGEMM_STRUCTURE_UPPER: return jitgemm::Structure::Upper;
+      case JITGEMM_STRUCTURE_SYMMETRIC_UPPER: return jitgemm::Structure::SymmetricUpper;
+      case JITGEMM_STRUCTURE_LOWER_UNIT: return jitgemm::Structure::LowerUnit;
+      case JITGEMM_STRUCTURE_UPPER_UNIT: return jitgemm::Structure::UpperUnit;
     }
     throw jitgemm::InvalidArgument(std::string("jitgemm_problem.") + name + ": unknown structure value");
   };

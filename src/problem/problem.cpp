@@ -7,6 +7,7 @@
 #include <climits>
 
 #include "jitgemm/error.hpp"
+#include "problem/operand_structure.hpp"
 #include "problem/stored_shape.hpp"
 
 namespace jitgemm {
@@ -23,9 +24,10 @@ Enum parse_enum(std::string_view text, std::string_view what,
 }
 
 constexpr std::array<std::pair<std::string_view, Op>, 2> kOpNames{{{"N", Op::N}, {"T", Op::T}}};
-constexpr std::array<std::pair<std::string_view, Structure>, 4> kStructureNames{
+constexpr std::array<std::pair<std::string_view, Structure>, 7> kStructureNames{
     {{"general", Structure::General}, {"symmetric", Structure::Symmetric},
-     {"lower", Structure::Lower}, {"upper", Structure::Upper}}};
+     {"lower", Structure::Lower}, {"upper", Structure::Upper}, {"symmetric_upper", Structure::SymmetricUpper},
+     {"lower_unit", Structure::LowerUnit}, {"upper_unit", Structure::UpperUnit}}};
 constexpr std::array<std::pair<std::string_view, Fill>, 3> kFillNames{
     {{"full", Fill::Full}, {"lower", Fill::Lower}, {"upper", Fill::Upper}}};
 constexpr std::array<std::pair<std::string_view, Precision>, 3> kPrecisionNames{
@@ -87,19 +89,14 @@ void GemmProblem::validate(std::string_view where) const {
       throw NotSupported(fmt::format("{}: {}={} is not supported (leading dimensions must be below 2^30)", where,
                                      name, ld));
   // alpha and beta may be any float, NaN and Inf included: they propagate as IEEE says.
-  // A symmetric operand is square and read from its lower triangle only (op does not matter).
+  // A symmetric operand is square; a triangular one may be any shape (trapezoidal).
   auto check_structure = [&](const char* name, Structure s, const char* dims, int64_t rows, int64_t cols) {
-    if (s == Structure::Lower || s == Structure::Upper)
-      throw NotSupported(fmt::format("{}: {}={} is not supported yet (only 'general' and 'symmetric')", where, name,
-                                     jitgemm::to_string(s)));
-    if (s == Structure::Symmetric && rows != cols)
-      fail(fmt::format("{}=symmetric needs a square operand, but {} = {} x {}", name, dims, rows, cols));
+    if (is_symmetric(s) && rows != cols)
+      fail(fmt::format("{}={} needs a square operand, but {} = {} x {}", name, jitgemm::to_string(s), dims, rows,
+                       cols));
   };
   check_structure("structure_a", structure_a, "op(A) is M x K", m, k);
   check_structure("structure_b", structure_b, "op(B) is K x N", k, n);
-  if (fill != Fill::Full)
-    throw NotSupported(fmt::format("{}: fill={} is not supported yet (only 'full')", where, jitgemm::to_string(fill)));
-
 }
 
 std::string GemmProblem::to_string() const {
