@@ -10,6 +10,9 @@
 //                       (As[k][m], Bs[k][n]); a transpose happens on the way in
 //   mma_tile            BLOCK_K rank-1 updates of the register accumulators
 // STAGES-1 slices are in flight while one is computed; store_tile writes C at the end.
+// Structure (common/work_item.cuh): WORK_LIST = 1: CTA x takes tile and K range from work
+// item x instead (a structured product's tiles, longest first); FILL = 1 (2): elements above
+// (below) the diagonal of C are written as zeros.
 //
 // The generator prepends a prologue of constants; the defaults below are used only when
 // this file is compiled on its own (kernel development).
@@ -17,6 +20,7 @@
 #include "common/cp_async.cuh"
 #include "common/split_k_slice.cuh"
 #include "common/tile_order.cuh"
+#include "common/work_item.cuh"
 
 #ifndef KERNEL_NAME
 #define KERNEL_NAME simt_gemm_fp32
@@ -26,6 +30,7 @@ constexpr int THREAD_M = 8, THREAD_N = 8;                  // C elements per thr
 constexpr int STAGES = 3, SPLIT_K = 1, RASTER_GROUP = 8;
 constexpr int TRANS_A = 0, TRANS_B = 0;
 constexpr int VEC_A = 4, VEC_B = 4, VEC_C = 4;             // 4: 16-byte accesses allowed
+constexpr int FILL = 0, WORK_LIST = 0;                      // structure (see above)
 constexpr int SMEM_BYTES = -1;                              // host's number; < 0: unchecked
 #endif
 
@@ -205,6 +210,7 @@ __device__ __forceinline__ void mma_tile(const float* as, const float* bs,
 // ---- epilogue -----------------------------------------------------------------------
 // C = alpha * acc + beta * C for this thread's rows/columns (first row m, first column n as
 // in mma_tile). With beta == 0, C is never read, so NaN in C cannot leak into the result.
+// FILL: the elements outside the kept triangle are zeros (C not read there).
 __device__ __forceinline__ void store_tile(float* C, long long ldc, int M, int N, int m, int n,
                                            const float (&acc)[THREAD_M][THREAD_N], float alpha,
                                            float beta) {
@@ -219,6 +225,16 @@ __device__ __forceinline__ void store_tile(float* C, long long ldc, int M, int N
       float v[4];
 #pragma unroll
       for (int j = 0; j < 4; ++j) v[j] = alpha * acc[i][4 * f + j];
+      if (FILL != 0 && !fill_keeps_all<FILL>(row, col, 4)) {
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (col + j >= N) break;
+          c_row[col + j] = !fill_keeps<FILL>(row, col + j) ? 0.0f
+                           : beta != 0.0f                 ? fmaf(beta, c_row[col + j], v[j])
+                                                          : v[j];
+        }
+        continue;
+      }
       if (VEC_C == 4 && col + 3 < N) {
         float4* dst = reinterpret_cast<float4*>(c_row + col);
         if (beta != 0.0f) {
@@ -240,11 +256,12 @@ __device__ __forceinline__ void store_tile(float* C, long long ldc, int M, int N
 
 // ---- the kernel -------------------------------------------------------------------------
 // Grid: ceil(M/BLOCK_M) * ceil(N/BLOCK_N) CTAs along x, split-K slices along y, THREADS
-// threads, SMEM_TOTAL bytes of dynamic shared memory.
+// threads, SMEM_TOTAL bytes of dynamic shared memory. work: WORK_LIST's items (one per CTA
+// column), otherwise unused.
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
             const float* __restrict__ B, long long ldb, float* __restrict__ C, long long ldc,
-            float alpha, float beta) {
+            float alpha, float beta, const int4* __restrict__ work) {
   extern __shared__ __align__(16) float smem[];
   float* const as = smem;                       // [STAGES][BLOCK_K][A_STRIDE]  op(A) slices
   float* const bs = smem + STAGES * A_STAGE;    // [STAGES][BLOCK_K][B_STRIDE]  op(B) slices
@@ -252,10 +269,15 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
   // add_rows takes a row as 32-bit bytes (ld < 2^30 floats): refuse, loudly, what does not fit.
   if (lda >= (1ll << 30) || ldb >= (1ll << 30)) __trap();
 
+  // WORK_LIST: this CTA's tile, and only its K range (A and B moved to its start).
+  TileCoord tile;
+  if constexpr (WORK_LIST)
+    tile = take_work_item<BLOCK_M, BLOCK_N, BLOCK_K, TRANS_A != 0, TRANS_B != 0>(work[blockIdx.x], A, lda, B, ldb, K);
+  else
+    tile = grouped_tile_coord<BLOCK_M, BLOCK_N, RASTER_GROUP>(blockIdx.x, M, N);
   // Split-K (gridDim.y > 1): this CTA row's K slice, its partial product to its workspace slice.
   if (gridDim.y > 1) take_split_k_slice<BLOCK_K, TRANS_A != 0, TRANS_B != 0>(A, lda, B, ldb, C, ldc, M, K);
 
-  const TileCoord tile = grouped_tile_coord<BLOCK_M, BLOCK_N, RASTER_GROUP>(blockIdx.x, M, N);
   const LoaderA load_a(A, lda, tile.m0, M);
   const LoaderB load_b(B, ldb, tile.n0, N);
   const bool interior = tile.m0 + BLOCK_M <= M && tile.n0 + BLOCK_N <= N;

@@ -60,14 +60,54 @@ extern "C" __global__ void fill_value(float* out, long long count, float value) 
     out[i] = value;
 }
 
-// out[r * ld + c] = value above the diagonal (c > r) of an n x n matrix: the triangle a
-// symmetric operand's kernels must never read.
-extern "C" __global__ void fill_upper_triangle(float* out, long long n, long long ld, float value) {
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n * n;
+// ---- structured operands and fills ----------------------------------------------------
+// Element (r, c) of a stored operand that a structure does not read: outside the stored
+// triangle (triangle 1: lower, r >= c; 2: upper, r <= c), or on the diagonal when it is a
+// unit one (taken as 1, never read).
+__device__ __forceinline__ bool unread(long long r, long long c, int triangle, int unit) {
+  return (triangle == 1 && c > r) || (triangle == 2 && c < r) || (unit && r == c);
+}
+
+// In place on a rows x cols matrix (padding untouched), for one structure:
+//   mode 0 (poison):   every unread element = value (NaN in tests: a kernel reading it fails)
+//   mode 1 (triangle): the dense matrix a triangular operand stands for: unread elements 0,
+//                      a unit diagonal 1
+//   mode 2 (mirror):   the dense matrix a symmetric operand stands for: unread (r, c) = (c, r)
+template <typename T>
+__device__ void structure_pass(T* x, long long rows, long long cols, long long ld, int triangle, int unit, int mode,
+                               T value) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < rows * cols;
        i += (long long)gridDim.x * blockDim.x) {
-    const long long r = i / n, c = i % n;
-    if (c > r) out[r * ld + c] = value;
+    const long long r = i / cols, c = i % cols;
+    if (!unread(r, c, triangle, unit)) continue;
+    if (mode == 0) x[r * ld + c] = value;
+    else if (mode == 1) x[r * ld + c] = r == c ? T(1) : T(0);
+    else x[r * ld + c] = x[c * ld + r];  // (c, r) is in the stored triangle: read, never written
   }
+}
+extern "C" __global__ void structure_pass_f32(float* x, long long rows, long long cols, long long ld, int triangle,
+                                              int unit, int mode, float value) {
+  structure_pass<float>(x, rows, cols, ld, triangle, unit, mode, value);
+}
+extern "C" __global__ void structure_pass_f64(double* x, long long rows, long long cols, long long ld, int triangle,
+                                              int unit, int mode, double value) {
+  structure_pass<double>(x, rows, cols, ld, triangle, unit, mode, value);
+}
+
+// C = tril (triangle 1) or triu (2) of itself: the other strict triangle zero, as a fill writes it.
+template <typename T>
+__device__ void keep_triangle(T* x, long long rows, long long cols, long long ld, int triangle) {
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < rows * cols;
+       i += (long long)gridDim.x * blockDim.x) {
+    const long long r = i / cols, c = i % cols;
+    if ((triangle == 1 && c > r) || (triangle == 2 && c < r)) x[r * ld + c] = T(0);
+  }
+}
+extern "C" __global__ void keep_triangle_f32(float* x, long long rows, long long cols, long long ld, int triangle) {
+  keep_triangle<float>(x, rows, cols, ld, triangle);
+}
+extern "C" __global__ void keep_triangle_f64(double* x, long long rows, long long cols, long long ld, int triangle) {
+  keep_triangle<double>(x, rows, cols, ld, triangle);
 }
 
 // Widens a float matrix (with its padding) to double for the float64 reference.
@@ -79,14 +119,16 @@ extern "C" __global__ void widen_to_double(const float* in, double* out, long lo
 
 // Sums over an M x N output: sums[0] += (c - ref)^2, sums[1] += ref^2 over finite pairs;
 // counts[0] += elements where c is NaN/Inf but ref is finite (unwritten or broken),
-// counts[1] += elements whose non-finiteness differs between c and ref.
+// counts[1] += elements whose non-finiteness differs between c and ref,
+// counts[2] += padding elements of c (columns cols .. ldc) that are not NaN: the callers
+// fill C's padding with NaN, and a kernel must never write it.
 extern "C" __global__ void error_sums(const float* c, long long ldc, const double* ref, long long ldr,
                                       long long rows, long long cols, double* sums,
                                       unsigned long long* counts) {
   __shared__ double s_diff[32], s_ref[32];
-  __shared__ unsigned long long s_bad[32], s_mismatch[32];
+  __shared__ unsigned long long s_bad[32], s_mismatch[32], s_padding[32];
   double diff2 = 0.0, ref2 = 0.0;
-  unsigned long long bad = 0, mismatch = 0;
+  unsigned long long bad = 0, mismatch = 0, padding = 0;
   const long long total = rows * cols;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total;
        i += (long long)gridDim.x * blockDim.x) {
@@ -103,23 +145,29 @@ extern "C" __global__ void error_sums(const float* c, long long ldc, const doubl
       if (!agree) ++mismatch;
     }
   }
+  const long long pad = ldc - cols;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < rows * pad;
+       i += (long long)gridDim.x * blockDim.x)
+    padding += !isnan(c[(i / pad) * ldc + cols + i % pad]);
   // Warp then block reduction.
   for (int offset = 16; offset > 0; offset /= 2) {
     diff2 += __shfl_down_sync(0xffffffffu, diff2, offset);
     ref2 += __shfl_down_sync(0xffffffffu, ref2, offset);
     bad += __shfl_down_sync(0xffffffffu, bad, offset);
     mismatch += __shfl_down_sync(0xffffffffu, mismatch, offset);
+    padding += __shfl_down_sync(0xffffffffu, padding, offset);
   }
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (lane == 0) { s_diff[warp] = diff2; s_ref[warp] = ref2; s_bad[warp] = bad; s_mismatch[warp] = mismatch; }
+  if (lane == 0) { s_diff[warp] = diff2; s_ref[warp] = ref2; s_bad[warp] = bad; s_mismatch[warp] = mismatch; s_padding[warp] = padding; }
   __syncthreads();
   if (threadIdx.x == 0) {
     for (int w = 1; w < (int)(blockDim.x / 32); ++w) {
-      diff2 += s_diff[w]; ref2 += s_ref[w]; bad += s_bad[w]; mismatch += s_mismatch[w];
+      diff2 += s_diff[w]; ref2 += s_ref[w]; bad += s_bad[w]; mismatch += s_mismatch[w]; padding += s_padding[w];
     }
     atomicAdd(&sums[0], diff2);
     atomicAdd(&sums[1], ref2);
     atomicAdd(&counts[0], bad);
     atomicAdd(&counts[1], mismatch);
+    atomicAdd(&counts[2], padding);
   }
 }

@@ -126,13 +126,13 @@ __device__ __forceinline__ void convert_b(const ConvertJob& job, float* tile) {
 }
 
 // For the TMA thread: blocks until the chunk of K values k0.. is in the plane (chunks are
-// checked in order; `ready` counts those already seen complete). With STREAM_K a piece may
-// start inside K, so every chunk up to k0's is checked.
+// checked in order; `ready` counts those already seen complete). With STREAM_K or WORK_LIST a
+// piece may start inside K, so every chunk up to k0's is checked.
 __device__ __forceinline__ void wait_for_chunk(const ConvertJob& job, int k0, int& ready) {
   const int chunk = k0 / CONVERT_TILE;
   if (chunk < ready) return;
   const unsigned row_tiles = convert_row_tiles(job);
-  if constexpr (STREAM_K) {
+  if constexpr (STREAM_K || WORK_LIST) {
     for (; ready < chunk; ++ready)
       while (load_acquire_gpu(job.chunk_done + ready) < row_tiles) __nanosleep(64);
   }

@@ -15,6 +15,8 @@
 //   mma_slice      fragments from shared memory, split or rounded to TF32 in registers,
 //                  mma.sync into the accumulators
 // STAGES-1 slices are in flight while one is computed; store_tile writes C at the end.
+// Structure (common/work_item.cuh): WORK_LIST = 1: CTA x takes tile and K range from work
+// item x instead; FILL = 1 (2): elements above (below) the diagonal of C are written as zeros.
 //
 // tf32x3 (kernel-design.md section 1): x = big + small, big = rna(x), small = rna(x - big).
 // Per ACC_BLOCK_K values of K a fresh block accumulator gets aS·bB + aB·bS first, then NaN in
@@ -34,6 +36,7 @@
 #include "common/tile_copy.cuh"
 #include "common/split_k_slice.cuh"
 #include "common/tile_order.cuh"
+#include "common/work_item.cuh"
 
 #ifndef KERNEL_NAME
 #define KERNEL_NAME mma_sync_gemm_tf32x3
@@ -44,6 +47,7 @@ constexpr int STAGES = 3, SPLIT_K = 1, RASTER_GROUP = 8;
 constexpr int ACC_BLOCK_K = 32;                            // K per FP32-added block (tf32: 0 = none)
 constexpr int TRANS_A = 0, TRANS_B = 0;
 constexpr int VEC_A = 4, VEC_B = 4, VEC_C = 4;             // 4: 16-byte accesses allowed
+constexpr int FILL = 0, WORK_LIST = 0;                     // structure (see above)
 constexpr int SMEM_BYTES = -1;                             // host's number; < 0: unchecked
 #endif
 
@@ -306,8 +310,14 @@ __device__ __forceinline__ void mma_slice(const float* as, const float* bs, int 
 // C = alpha * sum + beta * C for this lane's elements: rows m + 16i (+ 8), columns n + 8j + {0, 1}
 // (m, n: the lane's first row and column in C). With beta == 0, C is never read, so NaN in C
 // cannot leak into the result. Adjacent columns go out as one 8-byte store when VEC_C == 4
-// (ldc % 4 == 0 and a 16-byte base, the column even).
-__device__ __forceinline__ void store_pair(float* c, int col, int N, float v0, float v1, float beta) {
+// (ldc % 4 == 0 and a 16-byte base, the column even). FILL: elements of `row` outside the
+// kept triangle are zeros (C not read there).
+__device__ __forceinline__ void store_pair(float* c, int row, int col, int N, float v0, float v1, float beta) {
+  if (FILL != 0 && !fill_keeps_all<FILL>(row, col, 2)) {
+    if (col < N) c[col] = !fill_keeps<FILL>(row, col) ? 0.0f : beta != 0.0f ? fmaf(beta, c[col], v0) : v0;
+    if (col + 1 < N) c[col + 1] = !fill_keeps<FILL>(row, col + 1) ? 0.0f : beta != 0.0f ? fmaf(beta, c[col + 1], v1) : v1;
+    return;
+  }
   if (VEC_C == 4 && col + 1 < N) {
     float2* dst = reinterpret_cast<float2*>(c + col);
     if (beta != 0.0f) {
@@ -332,17 +342,18 @@ __device__ __forceinline__ void store_tile(float* C, long long ldc, int M, int N
       float* c_row = C + (long long)row * ldc;
 #pragma unroll
       for (int j = 0; j < MMA_N; ++j)
-        store_pair(c_row, n + 8 * j, N, alpha * sum.c[i][j].x[2 * half], alpha * sum.c[i][j].x[2 * half + 1], beta);
+        store_pair(c_row, row, n + 8 * j, N, alpha * sum.c[i][j].x[2 * half], alpha * sum.c[i][j].x[2 * half + 1], beta);
     }
 }
 
 // ---- the kernel -------------------------------------------------------------------------
 // Grid: ceil(M/BLOCK_M) * ceil(N/BLOCK_N) CTAs along x, split-K slices along y, THREADS
-// threads, SMEM_TOTAL bytes of dynamic shared memory.
+// threads, SMEM_TOTAL bytes of dynamic shared memory. work: WORK_LIST's items (one per CTA
+// column), otherwise unused.
 extern "C" __global__ void __launch_bounds__(THREADS, 1)
 KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
             const float* __restrict__ B, long long ldb, float* __restrict__ C, long long ldc,
-            float alpha, float beta) {
+            float alpha, float beta, const int4* __restrict__ work) {
   extern __shared__ __align__(16) float smem[];
   float* const as = smem;                     // [STAGES][A_STAGE]  op(A) slices (OperandTile layout)
   float* const bs = smem + STAGES * A_STAGE;  // [STAGES][B_STAGE]  op(B) slices
@@ -350,10 +361,15 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
   // add_rows takes a row as 32-bit bytes (ld < 2^30 floats): refuse, loudly, what does not fit.
   if (lda >= (1ll << 30) || ldb >= (1ll << 30)) __trap();
 
+  // WORK_LIST: this CTA's tile, and only its K range (A and B moved to its start).
+  TileCoord tile;
+  if constexpr (WORK_LIST)
+    tile = take_work_item<BLOCK_M, BLOCK_N, BLOCK_K, TRANS_A != 0, TRANS_B != 0>(work[blockIdx.x], A, lda, B, ldb, K);
+  else
+    tile = grouped_tile_coord<BLOCK_M, BLOCK_N, RASTER_GROUP>(blockIdx.x, M, N);
   // Split-K (gridDim.y > 1): this CTA row's K slice, its partial product to its workspace slice.
   if (gridDim.y > 1) take_split_k_slice<BLOCK_K, TRANS_A != 0, TRANS_B != 0>(A, lda, B, ldb, C, ldc, M, K);
 
-  const TileCoord tile = grouped_tile_coord<BLOCK_M, BLOCK_N, RASTER_GROUP>(blockIdx.x, M, N);
   const SliceLoader loader(A, lda, B, ldb, tile.m0, tile.n0, M, N, K);
   const bool interior = tile.m0 + BLOCK_M <= M && tile.n0 + BLOCK_N <= N;
   const int k_tiles = (K + BLOCK_K - 1) / BLOCK_K;

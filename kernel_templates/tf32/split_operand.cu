@@ -12,7 +12,12 @@
 //   TRANSPOSE = 1: src[k * ld_src + r]    (A with trans_a = T, B with trans_b = N)
 //   SYMMETRIC = 1: the source is symmetric (R = K) and only its lower triangle is read:
 //                  element (r, k) is src[r * ld_src + k] for r >= k, src[k * ld_src + r] else
-//                  (the stored layout does not matter: a symmetric matrix is its transpose)
+//                  (the stored layout does not matter: a symmetric matrix is its transpose);
+//                  SYMMETRIC = 2: the same from the upper triangle
+//   TRIANGLE = 1 (2): the source is lower (upper) triangular: stored element (i, j) with
+//                  j > i (j < i) is not read and taken as 0; with UNIT_DIAGONAL = 1 the
+//                  diagonal is not read either and taken as 1. (i, j) is (r, k) of the view,
+//                  or (k, r) when TRANSPOSE = 1.
 // Output: big[r * ld_dst + k], small[r * ld_dst + k], r < R, k < ld_dst, zeros for k >= K.
 // Rows past R are not written: the main kernel's tensor maps stop at R and the TMA unit
 // fills the rest of an edge tile with zeros.
@@ -22,8 +27,8 @@
 //
 // Launch: grid (ceil(ld_dst / TILE_K), ceil(R / TILE_R)), THREADS threads, no dynamic
 // shared memory. ld_dst % 4 == 0 and 16-byte aligned planes (the main kernel's TMA needs both).
-// SYMMETRIC: grid (T (T + 1) / 2) for T = ceil(R / 64) tiles a side: one CTA per tile on or
-// below the diagonal, which writes it and its mirror image.
+// SYMMETRIC: grid (T (T + 1) / 2) for T = ceil(R / 64) tiles a side: one CTA per tile of the
+// stored triangle, which writes it and its mirror image.
 #include "common/tf32_split.cuh"
 
 #ifndef KERNEL_NAME
@@ -32,7 +37,9 @@ constexpr int PLANES = 2;     // 2: tf32x3 (big and small planes); 1: tf32 (one 
 constexpr int TRANSPOSE = 1;  // 1: the source is R-contiguous (transposed through shared memory)
 constexpr int VEC = 4;        // 4: ld_src % 4 == 0 and 16-byte aligned src (float4 loads); 1: scalar
 constexpr int ROUND_BIG = 1;  // 1: big = rna(x); 0: big = trunc(x), as the tensor cores read x raw
-constexpr int SYMMETRIC = 0;  // 1: a symmetric source, read from its lower triangle only
+constexpr int SYMMETRIC = 0;  // 1 (2): a symmetric source, read from its lower (upper) triangle only
+constexpr int TRIANGLE = 0;   // 1 (2): a lower (upper) triangular source, the other triangle not read
+constexpr int UNIT_DIAGONAL = 0;  // TRIANGLE: 1: the diagonal is not read either, taken as 1
 #endif
 
 constexpr int TILE_R = 64;    // operand rows per CTA
@@ -41,7 +48,9 @@ constexpr int THREADS = 256;
 constexpr int TILE_STRIDE = TILE_R + 1;  // transpose tile [TILE_K][TILE_STRIDE]: odd stride, see below
 
 static_assert(PLANES >= 0 && PLANES <= 2, "PLANES is 0 (raw copy), 1 (tf32) or 2 (tf32x3)");
-static_assert(SYMMETRIC == 0 || SYMMETRIC == 1, "SYMMETRIC is 0 or 1");
+static_assert(SYMMETRIC >= 0 && SYMMETRIC <= 2 && TRIANGLE >= 0 && TRIANGLE <= 2, "SYMMETRIC and TRIANGLE are 0, 1 or 2");
+static_assert(SYMMETRIC == 0 || TRIANGLE == 0, "a source is symmetric or triangular");
+static_assert(UNIT_DIAGONAL == 0 || TRIANGLE != 0, "UNIT_DIAGONAL describes a triangular source");
 static_assert(TRANSPOSE == 0 || TRANSPOSE == 1, "TRANSPOSE is 0 or 1");
 static_assert(VEC == 1 || VEC == 4, "VEC is 1 or 4 floats");
 static_assert(TILE_R * TILE_K == 16 * THREADS, "each thread moves 4 float4 of the tile");
@@ -52,6 +61,23 @@ __device__ __forceinline__ float4 load4(const float* p, int valid) {
   float v[4];
 #pragma unroll
   for (int j = 0; j < 4; ++j) v[j] = j < valid ? __ldg(p + j) : 0.0f;
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+// TRIANGLE: stored elements (i, j0 .. j0 + 3), `valid` of them in range, at `p`: the ones
+// outside the triangle (and a unit diagonal) are not read.
+__device__ __forceinline__ float4 load4_triangle(const float* p, int valid, long long i, long long j0) {
+  if (TRIANGLE == 0) return load4(p, valid);
+  // Every element inside the triangle (the diagonal too, unless it is a unit one): one load.
+  const bool inside = TRIANGLE == 1 ? j0 + 3 < i + (UNIT_DIAGONAL ? 0 : 1) : j0 > i - (UNIT_DIAGONAL ? 0 : 1);
+  if (inside) return load4(p, valid);
+  float v[4];
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const long long col = j0 + j;
+    const bool kept = TRIANGLE == 1 ? col <= i : col >= i;
+    v[j] = j >= valid || !kept ? 0.0f : UNIT_DIAGONAL && col == i ? 1.0f : __ldg(p + j);
+  }
   return make_float4(v[0], v[1], v[2], v[3]);
 }
 
@@ -87,7 +113,7 @@ __device__ __forceinline__ bool split_rows(const float* src, long long ld_src, i
 #pragma unroll
   for (int i = 0; i < 4; ++i) {  // all loads first: four 16-byte loads in flight per thread
     const int r = r0 + threadIdx.x / 16 + 16 * i;
-    x[i] = r < R ? load4(src + (long long)r * ld_src + k, valid) : make_float4(0, 0, 0, 0);
+    x[i] = r < R ? load4_triangle(src + (long long)r * ld_src + k, valid, r, k) : make_float4(0, 0, 0, 0);
   }
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
@@ -115,7 +141,7 @@ __device__ __forceinline__ bool split_transposed(const float* src, long long ld_
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       const int k = k0 + threadIdx.x / 16 + 16 * i;
-      x[i] = k < K ? load4(src + (long long)k * ld_src + r, valid) : make_float4(0, 0, 0, 0);
+      x[i] = k < K ? load4_triangle(src + (long long)k * ld_src + r, valid, k, r) : make_float4(0, 0, 0, 0);
     }
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
@@ -140,18 +166,19 @@ __device__ __forceinline__ bool split_transposed(const float* src, long long ld_
 }
 
 // SYMMETRIC: tile (ti, tj), ti >= tj, of the lower triangle (64 x 64 values, rows r0 = 64 ti,
-// columns c0 = 64 tj) goes to the output at (r0, c0) as it is and at (c0, r0) transposed; on
-// the diagonal only the values r >= k are read, the others are their mirror images.
+// columns c0 = 64 tj; SYMMETRIC = 2: tile (tj, ti) of the upper one) goes to the output at
+// (r0, c0) as it is and at (c0, r0) transposed; on the diagonal only the values of the
+// stored triangle are read, the others are their mirror images.
 //   read:  thread t loads row r0 + t/16 + 16i (i < 4), values c0 + 4(t%16) .. +3 into tile[r][c]
 //   write: as split_transposed for the mirror image; straight rows for the tile itself.
 __device__ __forceinline__ bool split_symmetric(const float* src, long long ld_src, int R, float* big, float* small,
                                                 long long ld_dst, int ti, int tj) {
   __shared__ float tile[TILE_R][TILE_STRIDE];  // [r][c] of the source tile
-  const int r0 = ti * TILE_R, c0 = tj * TILE_K;
+  const int r0 = (SYMMETRIC == 2 ? tj : ti) * TILE_R, c0 = (SYMMETRIC == 2 ? ti : tj) * TILE_K;
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const int rt = threadIdx.x / 16 + 16 * i, r = r0 + rt, ct = (threadIdx.x % 16) * 4;
-    if (r0 != c0) {  // off the diagonal every value is below it
+    if (r0 != c0) {  // off the diagonal every value is in the stored triangle
       const float4 x = r < R ? load4(src + (long long)r * ld_src + c0 + ct, min(max(R - c0 - ct, 0), 4))
                              : make_float4(0, 0, 0, 0);
       tile[rt][ct] = x.x, tile[rt][ct + 1] = x.y, tile[rt][ct + 2] = x.z, tile[rt][ct + 3] = x.w;
@@ -160,7 +187,8 @@ __device__ __forceinline__ bool split_symmetric(const float* src, long long ld_s
 #pragma unroll
     for (int j = 0; j < 4; ++j) {  // on it, the values above come from their mirror images
       const int c = c0 + ct + j;
-      const int rr = rt >= ct + j ? r : c, cc = rt >= ct + j ? c : r;
+      const bool stored = SYMMETRIC == 2 ? rt <= ct + j : rt >= ct + j;
+      const int rr = stored ? r : c, cc = stored ? c : r;
       tile[rt][ct + j] = rr < R && cc < R ? __ldg(src + (long long)rr * ld_src + cc) : 0.0f;
     }
   }

@@ -16,6 +16,10 @@
 // tile's first unit (the owner) reaches it at the end of its range, after the CTAs holding
 // the rest of the tile wrote theirs at the start of theirs; it adds them and stores the tile.
 //
+// Work list (WORK_LIST = 1, a structured product; exec/work_list.hpp): CTA b takes the items
+// work[work_begin[b] .. work_begin[b + 1]), each a tile (row, column) and its K units, dealt
+// by the host longest first to the least-loaded CTA. No stream-K tail, no CTA pairs.
+//
 // Not self-standing: wgmma_gemm.cu includes it after its constants.
 #pragma once
 
@@ -54,6 +58,8 @@ __device__ __forceinline__ int tile_step() { return gridDim.x / CLUSTER; }
 
 struct TileSchedule {
   int tiles_m, tiles_n;   // tiles_n: tile pairs along N when CLUSTER = 2
+  const int4* work;       // WORK_LIST: the items {tile row, tile column, first unit, units}
+  const int* work_begin;  // WORK_LIST: gridDim.x + 1 offsets into work
   int units_per_tile;     // GROUP_STAGES stages each
   int whole_tiles;        // tiles [0, whole_tiles) go round-robin, whole
   long long split_units;  // the units of tiles [whole_tiles, tiles), shared out in ranges
@@ -68,6 +74,7 @@ struct TileSchedule {
   __device__ __forceinline__ bool whole(const Work& w) const { return w.units == units_per_tile; }
   // The C tile of tile (or, CLUSTER = 2, pair) t for this CTA.
   __device__ __forceinline__ TileCoord coord(int t) const {
+    if constexpr (WORK_LIST) return {(t / tiles_n) * BLOCK_M, (t % tiles_n) * BLOCK_N};  // row-major, as listed
     TileCoord c = tile_coord(t, tiles_m, tiles_n);
     if constexpr (CLUSTER > 1) c.n0 = c.n0 * CLUSTER + (int)cluster_ctarank() * BLOCK_N;
     return c;
@@ -78,8 +85,9 @@ struct TileSchedule {
   }
 };
 
-__device__ __forceinline__ TileSchedule make_schedule(int M, int N, int K) {
+__device__ __forceinline__ TileSchedule make_schedule(int M, int N, int K, const int4* work, const int* work_begin) {
   TileSchedule s;
+  s.work = work, s.work_begin = work_begin;
   s.tiles_m = (M + BLOCK_M - 1) / BLOCK_M;
   s.tiles_n = ((N + BLOCK_N - 1) / BLOCK_N + CLUSTER - 1) / CLUSTER;
   s.units_per_tile = k_stages(K) / GROUP_STAGES;
@@ -95,6 +103,12 @@ __device__ __forceinline__ TileSchedule make_schedule(int M, int N, int K) {
     s.split_units = (long long)split * s.units_per_tile;
   }
   return s;
+}
+
+// WORK_LIST: item i of the list as a piece of work (tile numbers are row-major).
+__device__ __forceinline__ Work listed_work(const TileSchedule& s, int i) {
+  const int4 item = s.work[i];
+  return {item.x * s.tiles_n + item.y, item.z, item.w};
 }
 
 // Where one CTA is in its sequence: the next whole tile, then `left` split units from unit

@@ -24,6 +24,10 @@
 //                            into a STAGES-deep ring: wait empty[s], expect_tx full[s], copy
 //   warpgroups 1..CONSUMERS  each owns 64 rows of the BLOCK_M x BLOCK_N tile: wait full[s],
 //                            wgmma from shared memory, release empty[s]; then the epilogue
+// Structure: WORK_LIST = 1 (a structured product): CTA b walks its share of a host-built
+// list of tiles and K ranges instead (tf32/tile_schedule.cuh); a tile with no K units is
+// stored with no arithmetic. FILL = 1 (2): elements of the kernel's result above (below) its
+// diagonal are written as zeros (the host passes the fill of C^T when TRANSPOSE_C).
 // tf32x3 accumulation (kernel-design.md section 1): per ACC_BLOCK_K values of K a fresh block
 // accumulator gets aS·bB + aB·bS first (scale-d = 0 on the first wgmma), then, if the
 // pre-pass saw a non-finite value, NaN -> 0 on that partial, then aB·bB; an FP32 add moves
@@ -59,6 +63,7 @@ constexpr int CONVERT_TRANSPOSED = 0, CONVERT_VEC = 4;  // CONVERT_B: B's source
 constexpr int TRANSFORM_B = 0;     // RS: 1: B raw (stored K x N), made K-major in shared memory by the producer warpgroup
 constexpr int STREAM_K = 0;        // 1: the tiles of the last wave are shared out along K (tf32/tile_schedule.cuh)
 constexpr int CLUSTER = 1;         // 2: CTA pairs on tiles side by side along N, each loading half of A for both
+constexpr int FILL = 0, WORK_LIST = 0;  // structure (see above)
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;     // setmaxnreg budgets (CONSUMERS > 1)
 constexpr int SMEM_BYTES = -1;                             // host's number; < 0: unchecked
 #endif
@@ -130,6 +135,8 @@ static_assert(STREAM_K == 0 || STREAM_K == 1, "STREAM_K is 0 or 1");
 static_assert(TRANSFORM_B == 0 || TRANSFORM_B == 1, "TRANSFORM_B is 0 or 1");
 static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER is 1 or 2 CTAs");
 static_assert(CLUSTER == 1 || (!STREAM_K && !CONVERT_B), "a CTA pair walks whole tiles with B planes from a pre-pass");
+static_assert(WORK_LIST == 0 || (WORK_LIST == 1 && !STREAM_K && CLUSTER == 1), "a work list holds whole tiles, one CTA each");
+static_assert(FILL >= 0 && FILL <= 2, "FILL is 0 (full), 1 (lower) or 2 (upper)");
 static_assert(RASTER_GROUP >= 1, "RASTER_GROUP counts tile rows per launch group");
 static_assert(PLANE_BYTES % SMEM_ALIGN == 0 && A_TILE_BYTES % SMEM_ALIGN == 0,
               "every operand tile must start on a swizzle atom");
@@ -196,7 +203,9 @@ __device__ __forceinline__ void for_each_stage(const TileSchedule& s, Fn&& fn) {
     const int first = w.first_unit * GROUP_STAGES, last = first + w.units * GROUP_STAGES;
     for (int ks = first; ks < last; ++ks) fn(tile, ks * BLOCK_K);
   };
-  if constexpr (STREAM_K) {
+  if constexpr (WORK_LIST) {
+    for (int i = s.work_begin[blockIdx.x]; i < s.work_begin[blockIdx.x + 1]; ++i) stages_of(listed_work(s, i));
+  } else if constexpr (STREAM_K) {
     WorkCursor cursor = first_work(s);
     Work w;
     while (next_work(s, cursor, w)) stages_of(w);
@@ -281,7 +290,10 @@ __device__ __forceinline__ float epilogue_value(const float* c, float v, float b
 
 // TRANSPOSE_C: (row, col) of the kernel's result is C[col * ldc + row]; a thread's column
 // pairs are then in two rows of C, stored one by one (lanes with consecutive rows write
-// consecutive floats).
+// consecutive floats). FILL: a value outside the kept triangle is a zero (C not read there).
+__device__ __forceinline__ bool fill_keeps(int row, int col) {
+  return FILL == 0 || (FILL == 1 ? col <= row : col >= row);
+}
 __device__ __forceinline__ void store_tile(const float (&acc)[ACC_REGS], float* C, long long ldc,
                                            int M, int N, int row0, int n0, float alpha, float beta) {
   const int lane = threadIdx.x % 32;
@@ -296,12 +308,18 @@ __device__ __forceinline__ void store_tile(const float (&acc)[ACC_REGS], float* 
       if (row >= M || col >= N) continue;
       if constexpr (TRANSPOSE_C) {
         float* c = C + (long long)col * ldc + row;
-        *c = epilogue_value(c, alpha * acc[4 * j + 2 * h], beta);
-        if (col + 1 < N) c[ldc] = epilogue_value(c + ldc, alpha * acc[4 * j + 2 * h + 1], beta);
+        *c = fill_keeps(row, col) ? epilogue_value(c, alpha * acc[4 * j + 2 * h], beta) : 0.0f;
+        if (col + 1 < N)
+          c[ldc] = fill_keeps(row, col + 1) ? epilogue_value(c + ldc, alpha * acc[4 * j + 2 * h + 1], beta) : 0.0f;
         continue;
       }
       float* c = C + (long long)row * ldc + col;
       float v0 = alpha * acc[4 * j + 2 * h], v1 = alpha * acc[4 * j + 2 * h + 1];
+      if (FILL != 0 && !(fill_keeps(row, col) && fill_keeps(row, col + 1))) {
+        c[0] = fill_keeps(row, col) ? epilogue_value(c, v0, beta) : 0.0f;
+        if (col + 1 < N) c[1] = fill_keeps(row, col + 1) ? epilogue_value(c + 1, v1, beta) : 0.0f;
+        continue;
+      }
       if (pairs && col + 1 < N) {
         if (beta != 0.0f) {
           const float2 old = *reinterpret_cast<const float2*>(c);
@@ -341,15 +359,25 @@ __device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, con
     // Running sums: 64 x BLOCK_N per warpgroup, fragment layout of common/wgmma.cuh.
     if constexpr (TF32X3) {
       RunningSum sum;
-      mainloop_tf32x3(sum, ring_smem, ring, stages, wg_row0, nan_guard);
+      if (WORK_LIST && stages == 0)
+        sum.reset();  // a structurally zero tile: nothing in the ring for it
+      else
+        mainloop_tf32x3(sum, ring_smem, ring, stages, wg_row0, nan_guard);
       finish_work(sum.total, s, w, sk, wg, C, ldc, M, N, alpha, beta);
     } else {
       float sum[ACC_REGS];
-      mainloop_tf32(sum, ring_smem, ring, stages, wg_row0);
+      if (WORK_LIST && stages == 0) {
+#pragma unroll
+        for (int j = 0; j < ACC_REGS; ++j) sum[j] = 0.0f;
+      } else {
+        mainloop_tf32(sum, ring_smem, ring, stages, wg_row0);
+      }
       finish_work(sum, s, w, sk, wg, C, ldc, M, N, alpha, beta);
     }
   };
-  if constexpr (STREAM_K) {
+  if constexpr (WORK_LIST) {
+    for (int i = s.work_begin[blockIdx.x]; i < s.work_begin[blockIdx.x + 1]; ++i) work_on(listed_work(s, i));
+  } else if constexpr (STREAM_K) {
     WorkCursor cursor = first_work(s);
     Work w;
     while (next_work(s, cursor, w)) work_on(w);
@@ -363,7 +391,7 @@ __device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, con
 // shared memory. Tensor maps: see the file header; for tf32 the small maps are not read (pass
 // the big ones again). nonfinite: the pre-pass flag (tf32x3), or null. job: what the
 // converter warps write (CONVERT_B; otherwise unused). sk: the partial sums' slots and flags
-// (STREAM_K; otherwise unused).
+// (STREAM_K; otherwise unused). work, work_begin: the work list (WORK_LIST; otherwise unused).
 // CLUSTER = 2: the generator defines CLUSTER_ATTRIBUTE as __cluster_dims__(2, 1, 1).
 #ifndef CLUSTER_ATTRIBUTE
 #define CLUSTER_ATTRIBUTE
@@ -372,7 +400,8 @@ extern "C" __global__ void __launch_bounds__(THREADS, 1) CLUSTER_ATTRIBUTE
 KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__ TensorMap map_b_big,
             const __grid_constant__ TensorMap map_a_small, const __grid_constant__ TensorMap map_b_small,
             float* __restrict__ C, long long ldc, int M, int N, int K, float alpha, float beta,
-            const unsigned* __restrict__ nonfinite, const __grid_constant__ ConvertJob job, const StreamKSpace sk) {
+            const unsigned* __restrict__ nonfinite, const __grid_constant__ ConvertJob job, const StreamKSpace sk,
+            const int4* __restrict__ work, const int* __restrict__ work_begin) {
   extern __shared__ __align__(1024) unsigned char smem[];
   const SharedRing ring_smem{(smem_u32(smem) + SMEM_ALIGN - 1) & ~unsigned(SMEM_ALIGN - 1)};
   const OperandMaps maps{{&map_a_big, &map_a_small}, {&map_b_big, &map_b_small}};
@@ -389,7 +418,7 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
   __syncthreads();
   if constexpr (CLUSTER > 1) cluster_sync();  // the peer's barriers are initialised before its copies land here
 
-  const TileSchedule schedule = make_schedule(M, N, K);
+  const TileSchedule schedule = make_schedule(M, N, K, work, work_begin);
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
     if constexpr (USE_SETMAXNREG) warpgroup_reg_dealloc<PRODUCER_REGS>();

@@ -114,7 +114,8 @@ KernelConfig KernelConfig::parse(std::string_view name) {
 }
 
 std::string KernelSpecialization::suffix() const {
-  return fmt::format("{}{}_v{}v{}v{}", to_string(trans_a), to_string(trans_b), vec_a, vec_b, vec_c);
+  return fmt::format("{}{}_v{}v{}v{}{}{}", to_string(trans_a), to_string(trans_b), vec_a, vec_b, vec_c,
+                     fill == Triangle::Lower ? "_fl" : fill == Triangle::Upper ? "_fu" : "", work_list ? "_wl" : "");
 }
 
 size_t KernelConfigHash::operator()(const KernelConfig& c) const noexcept {

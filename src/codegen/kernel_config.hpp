@@ -14,6 +14,7 @@
 #include <variant>
 
 #include "jitgemm/problem.hpp"
+#include "problem/operand_structure.hpp"
 
 namespace jitgemm {
 
@@ -131,8 +132,10 @@ struct KernelSpecialization {
   int vec_a = 4;  // 4: 16-byte global accesses allowed; 1: element accesses
   int vec_b = 4;
   int vec_c = 4;
+  Triangle fill = Triangle::None;  // the part of C kept (the rest written as zeros)
+  bool work_list = false;          // tiles and K ranges from a work list (exec/work_list.hpp)
 
-  std::string suffix() const;  // "NT_v4v1v4"
+  std::string suffix() const;  // "NT_v4v1v4", then "_fl" / "_fu" for a fill and "_wl" for a work list
   friend bool operator==(const KernelSpecialization&, const KernelSpecialization&) = default;
 };
 

@@ -54,4 +54,10 @@ LaunchGeometry launch_geometry(const KernelConfig& c, int64_t m, int64_t n, int6
   return rules_of(c).geometry(c, m, n, k, sm_count);
 }
 
+std::string structure_constants(const KernelSpecialization& s, bool transposed_c) {
+  const Triangle fill = transposed_c ? transposed(s.fill) : s.fill;
+  return fmt::format("constexpr int FILL = {}, WORK_LIST = {};\n",
+                     fill == Triangle::Lower ? 1 : fill == Triangle::Upper ? 2 : 0, s.work_list ? 1 : 0);
+}
+
 }  // namespace jitgemm

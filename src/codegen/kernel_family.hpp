@@ -115,10 +115,17 @@ class KernelFamilyRules {
   virtual LaunchGeometry geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t k, int sm_count) const = 0;
 };
 
-// What a problem key fixes at compile time: its transposes and vector widths.
+// What a problem key fixes at compile time: its transposes, vector widths, the fill, and
+// whether its structure leaves tiles that need less than all of K (a work list).
 inline KernelSpecialization specialization_of(const ProblemKey& key) noexcept {
-  return {key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c};
+  const ProductTriangles t = product_triangles(key.structure_a, key.trans_a, key.structure_b, key.trans_b, key.fill);
+  return {key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c, t.c, t.any()};
 }
+
+// The prologue line every template reads for structure: FILL (0 full, 1 keep the lower
+// triangle of the kernel's output, 2 the upper) and WORK_LIST (0 or 1). `transposed_c`: the
+// kernel computes C^T (its fill is the transposed triangle).
+std::string structure_constants(const KernelSpecialization& s, bool transposed_c = false);
 
 // The table: one entry per KernelFamily.
 const KernelFamilyRules& family_rules(KernelFamily family) noexcept;

@@ -132,6 +132,7 @@ class MmaSyncRules final : public SplitKFamilyRules {
         "constexpr int ACC_BLOCK_K = {acc};\n"
         "constexpr int TRANS_A = {ta}, TRANS_B = {tb};\n"
         "constexpr int VEC_A = {va}, VEC_B = {vb}, VEC_C = {vc};\n"
+        "{structure}"
         "constexpr int SMEM_BYTES = {smem};\n",
         fmt::arg("config", c.name()), fmt::arg("spec", s.suffix()), fmt::arg("name", kernel_name),
         fmt::arg("x3", is_x3(c) ? 1 : 0), fmt::arg("bm", c.block_m), fmt::arg("bn", c.block_n),
@@ -139,6 +140,7 @@ class MmaSyncRules final : public SplitKFamilyRules {
         fmt::arg("split", c.split_k), fmt::arg("group", c.raster_group), fmt::arg("acc", p.acc_block_k),
         fmt::arg("ta", s.trans_a == Op::T ? 1 : 0), fmt::arg("tb", s.trans_b == Op::T ? 1 : 0),
         fmt::arg("va", s.vec_a), fmt::arg("vb", s.vec_b), fmt::arg("vc", s.vec_c),
+        fmt::arg("structure", structure_constants(s)),
         fmt::arg("smem", mma_shared_memory_bytes(c)));
   }
 

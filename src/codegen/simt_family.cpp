@@ -136,6 +136,7 @@ class SimtRules final : public SplitKFamilyRules {
         "constexpr int STAGES = {stages}, SPLIT_K = {split}, RASTER_GROUP = {group};\n"
         "constexpr int TRANS_A = {ta}, TRANS_B = {tb};\n"
         "constexpr int VEC_A = {va}, VEC_B = {vb}, VEC_C = {vc};\n"
+        "{structure}"
         "constexpr int SMEM_BYTES = {smem};\n",
         fmt::arg("config", c.name()), fmt::arg("spec", s.suffix()), fmt::arg("name", kernel_name),
         fmt::arg("bm", c.block_m), fmt::arg("bn", c.block_n), fmt::arg("bk", c.block_k), fmt::arg("wm", p.warps_m),
@@ -143,6 +144,7 @@ class SimtRules final : public SplitKFamilyRules {
         fmt::arg("stages", c.stages), fmt::arg("split", c.split_k), fmt::arg("group", c.raster_group),
         fmt::arg("ta", s.trans_a == Op::T ? 1 : 0), fmt::arg("tb", s.trans_b == Op::T ? 1 : 0),
         fmt::arg("va", s.vec_a), fmt::arg("vb", s.vec_b), fmt::arg("vc", s.vec_c),
+        fmt::arg("structure", structure_constants(s)),
         fmt::arg("smem", shared_memory_bytes(c)));
   }
 

@@ -8,6 +8,7 @@
 
 #include "common/hash.hpp"
 #include "jitgemm/error.hpp"
+#include "problem/operand_structure.hpp"
 
 namespace jitgemm {
 namespace {
@@ -17,7 +18,7 @@ constexpr int kThreads = 256;  // THREADS of the template
 
 }  // namespace
 
-RenderedKernel render_split_operand(int planes, bool transpose, int vec, bool symmetric,
+RenderedKernel render_split_operand(int planes, bool transpose, int vec, Structure structure,
                                     const TemplateStore& templates) {
   if (planes < 0 || planes > 2)
     throw InvalidArgument(
@@ -25,8 +26,13 @@ RenderedKernel render_split_operand(int planes, bool transpose, int vec, bool sy
   if (vec != 1 && vec != 4)
     throw InvalidArgument(fmt::format("render_split_operand: vec={} must be 1 or 4", vec));
   RenderedKernel out;
-  out.kernel_name =
-      fmt::format("jitgemm_split_operand_p{}_t{}_v{}{}", planes, transpose ? 1 : 0, vec, symmetric ? "_sym" : "");
+  // SYMMETRIC / TRIANGLE: 1 the stored lower triangle is read, 2 the upper one.
+  const int triangle = stored_triangle(structure) == Triangle::Lower ? 1 : stored_triangle(structure) == Triangle::Upper ? 2 : 0;
+  const int symmetric = is_symmetric(structure) ? triangle : 0;
+  const int triangular = is_triangular(structure) ? triangle : 0;
+  const int unit = has_unit_diagonal(structure) ? 1 : 0;
+  out.kernel_name = fmt::format("jitgemm_split_operand_p{}_t{}_v{}{}", planes, transpose ? 1 : 0, vec,
+                                structure == Structure::General ? "" : fmt::format("_{}", to_string(structure)));
   const std::string body = templates.expand_includes(kSplitOperandTemplate);
   out.template_hash = hash_hex(body);
   out.source = fmt::format(
@@ -36,8 +42,8 @@ RenderedKernel render_split_operand(int planes, bool transpose, int vec, bool sy
                    "constexpr int TRANSPOSE = {};\n"
                    "constexpr int VEC = {};\n"
                    "constexpr int ROUND_BIG = 1;\n"
-                   "constexpr int SYMMETRIC = {};\n",
-                   out.kernel_name, planes, transpose ? 1 : 0, vec, symmetric ? 1 : 0) +
+                   "constexpr int SYMMETRIC = {}, TRIANGLE = {}, UNIT_DIAGONAL = {};\n",
+                   out.kernel_name, planes, transpose ? 1 : 0, vec, symmetric, triangular, unit) +
                body;
   out.threads = kThreads;
   out.smem_bytes = 0;  // the transpose tile is static shared memory

@@ -21,9 +21,10 @@ inline constexpr std::string_view kSplitOperandTemplate = "tf32/split_operand.cu
 // 16-byte loads (ld % 4 == 0, 16-byte aligned base), else 1. The big part is rounded
 // (ROUND_BIG = 1). Kernel name "jitgemm_split_operand_p<planes>_t<0|1>_v<vec>"; 256
 // threads, no dynamic shared memory. Throws InvalidArgument naming a bad argument.
-// planes: 2 (tf32x3), 1 (tf32) or 0 (a raw copy). symmetric: the source is a symmetric
-// matrix read from its lower triangle only (transpose then does not matter).
-RenderedKernel render_split_operand(int planes, bool transpose, int vec, bool symmetric = false,
+// planes: 2 (tf32x3), 1 (tf32) or 0 (a raw copy). structure: how the source is read
+// (jitgemm::Structure): symmetric ones from their stored triangle, mirrored (transpose then does
+// not matter); triangular ones with zeros outside the triangle (a unit diagonal: ones).
+RenderedKernel render_split_operand(int planes, bool transpose, int vec, Structure structure = Structure::General,
                                     const TemplateStore& templates = TemplateStore::active());
 
 // Launch of the pre-pass over R rows (M for A, N for B) into planes of ld_dst floats per row
@@ -33,7 +34,7 @@ struct SplitOperandGeometry {
   unsigned grid_x = 1, grid_y = 1;
   unsigned block_x = 256;
 };
-// symmetric: one CTA per 64 x 64 tile on or below the diagonal of the rows x rows source.
+// symmetric: one CTA per 64 x 64 tile on one side of the diagonal of the rows x rows source.
 SplitOperandGeometry split_operand_geometry(int64_t rows, int64_t ld_dst, bool symmetric = false);
 
 }  // namespace jitgemm

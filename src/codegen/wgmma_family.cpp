@@ -259,6 +259,8 @@ class WgmmaRules final : public KernelFamilyRules {
     if (w.b == WgmmaB::Converted)
       name += fmt::format("_b{}{}", converted_operand_transposed(c, s.trans_a, s.trans_b) ? "t" : "k",
                           w.swap_ab ? s.vec_a : s.vec_b);
+    if (s.fill != Triangle::None) name += (w.swap_ab ? transposed(s.fill) : s.fill) == Triangle::Lower ? "_fl" : "_fu";
+    if (s.work_list) name += "_wl";
     return name;
   }
   std::string prologue(const KernelConfig& c, const KernelSpecialization& s,
@@ -276,7 +278,12 @@ class WgmmaRules final : public KernelFamilyRules {
   }
   // A record that reads an operand in place this problem's memory does not allow (alignment):
   // the same tiles fed by the pre-pass, when they are valid so.
-  std::optional<KernelConfig> adapt(const KernelConfig& tuned, const ProblemKey& key) const override {
+  std::optional<KernelConfig> adapt(const KernelConfig& config, const ProblemKey& key) const override {
+    KernelConfig tuned = config;
+    if (!wgmma_walks_work_list(tuned, key)) {  // a structured product: whole tiles, one CTA each
+      tuned.wgmma().schedule = TileSchedule::DataParallel;
+      tuned.wgmma().cluster = 1;
+    }
     if (wgmma_runs_in_place(tuned, key)) return tuned;
     KernelConfig planes = tuned;
     WgmmaParams& w = planes.wgmma();
@@ -334,6 +341,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& s, st
       "constexpr int CONVERT_B = {convert}, CONVERT_TRANSPOSED = {convert_t}, CONVERT_VEC = {convert_vec};\n"
       "constexpr int TRANSFORM_B = {transform};\n"
       "constexpr int STREAM_K = {stream_k}, CLUSTER = {cluster};\n{cluster_attribute}"
+      "{structure}"
       "constexpr int PRODUCER_REGS = {producer}, CONSUMER_REGS = {consumer};\n"
       "constexpr int SMEM_BYTES = {smem};\n",
       fmt::arg("config", c.name()), fmt::arg("name", kernel_name), fmt::arg("x3", is_x3(c) ? 1 : 0),
@@ -349,6 +357,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& s, st
       fmt::arg("stream_k", w.schedule == TileSchedule::StreamK ? 1 : 0), fmt::arg("cluster", w.cluster),
       fmt::arg("cluster_attribute",
                w.cluster > 1 ? fmt::format("#define CLUSTER_ATTRIBUTE __cluster_dims__({}, 1, 1)\n", w.cluster) : ""),
+      fmt::arg("structure", structure_constants(s, w.swap_ab)),
       fmt::arg("producer", wgmma_register_budget(c).producer), fmt::arg("consumer", wgmma_register_budget(c).consumer),
       fmt::arg("smem", wgmma_shared_memory_bytes(c)));
 }
@@ -479,8 +488,15 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
     const int64_t tiles = ((key.m + out[i].block_m - 1) / out[i].block_m) * ((key.n + out[i].block_n - 1) / out[i].block_n);
     if (tiles % kStreamKWave != 0 && out[i].wgmma().cluster == 1) add(streaming(out[i]));
   }
+  std::erase_if(out, [&](const KernelConfig& c) { return !wgmma_walks_work_list(c, key); });
   sort_by_name(out);
   return out;
+}
+
+bool wgmma_walks_work_list(const KernelConfig& c, const ProblemKey& key) {
+  if (!specialization_of(key).work_list) return true;
+  const WgmmaParams& w = c.wgmma();
+  return w.schedule == TileSchedule::DataParallel && w.cluster == 1;
 }
 
 std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
@@ -528,6 +544,16 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
         single_consumer(transforming(in_registers(wgmma(f, 128, 32, 3, 32, 1), false, false))),  // 64 x 128, truncated
     };
   std::erase_if(sample, [&](const KernelConfig& c) { return !wgmma_runs_in_place(c, key); });
+  // A structured product walks a work list of whole tiles: no stream-K tail, no CTA pairs.
+  for (KernelConfig& c : sample) {
+    if (wgmma_walks_work_list(c, key)) continue;
+    c.wgmma().schedule = TileSchedule::DataParallel;
+    c.wgmma().cluster = 1;
+  }
+  std::vector<KernelConfig> unique;
+  for (const KernelConfig& c : sample)
+    if (std::find(unique.begin(), unique.end(), c) == unique.end()) unique.push_back(c);
+  sample = std::move(unique);
   return sample;
 }
 

@@ -99,4 +99,9 @@ KernelConfig wgmma_default_config(const ProblemKey& key);
 // the other operand, which must also be stored MN-major. Plane-fed configs run anything.
 bool wgmma_runs_in_place(const KernelConfig& config, const ProblemKey& key);
 
+// Whether `config` can walk the work list of a structured product of `key` (triangular
+// operands, a fill): whole tiles, one CTA each, so no stream-K tail and no CTA pairs. True
+// for every config on a key without a work list.
+bool wgmma_walks_work_list(const KernelConfig& config, const ProblemKey& key);
+
 }  // namespace jitgemm

@@ -10,6 +10,7 @@
 #include "exec/compiled_module.hpp"
 #include "exec/kernel_args.hpp"
 #include "jitgemm/error.hpp"
+#include "problem/operand_structure.hpp"
 #include "problem/problem_key.hpp"
 
 namespace jitgemm {
@@ -25,6 +26,9 @@ CompiledModule compile_reducer(const Compiler& compiler, const TemplateStore& te
 }
 
 CUdeviceptr at(CUdeviceptr workspace, const WorkspaceRegion& r) { return workspace + r.offset; }
+
+// The FILL code of the kernels and the reduction: 0 all of C, 1 its lower triangle, 2 its upper one.
+int fill_code(Triangle t) { return t == Triangle::Lower ? 1 : t == Triangle::Upper ? 2 : 0; }
 
 void launch_on(const cuda::Function& kernel, const LaunchGeometry& g, CUstream stream, void** params) {
   cuda::launch(kernel, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
@@ -59,7 +63,7 @@ void GemmLauncher::launch(const LaunchPlan& plan, const GemmProblem& p, const cu
                           CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) {
   const ProblemKey& key = plan.key;
   if (p.m != key.m || p.n != key.n || p.k != key.k || p.trans_a != key.trans_a || p.trans_b != key.trans_b ||
-      p.structure_a != key.structure_a || p.structure_b != key.structure_b)
+      p.structure_a != key.structure_a || p.structure_b != key.structure_b || p.fill != key.fill)
     throw InvalidArgument(fmt::format("GemmLauncher::launch({}): problem {} is not the plan's {}", plan.config.name(),
                                       p.to_string(), key.canonical()));
   if (plan.workspace.total_bytes > 0 && workspace == 0)
@@ -84,7 +88,9 @@ void GemmLauncher::launch(const cuda::Function& main, const KernelConfig& config
 
 void GemmLauncher::scale_output(const GemmProblem& p, CUdeviceptr c, CUstream stream) const {
   // No slices: the sum is 0, and alpha 0 keeps it 0 whatever the caller's alpha (K = 0).
-  run_reduce({0, 0, static_cast<int>(p.m), static_cast<int>(p.n), 0, c, p.effective_ldc(), 0.0f, p.beta}, stream);
+  run_reduce({0, 0, static_cast<int>(p.m), static_cast<int>(p.n), 0, c, p.effective_ldc(), 0.0f, p.beta,
+              fill_code(fill_triangle(p.fill))},
+             stream);
 }
 
 void GemmLauncher::run_reduce(SplitKReduceArgs args, CUstream stream) const {
@@ -95,16 +101,26 @@ void GemmLauncher::run_reduce(SplitKReduceArgs args, CUstream stream) const {
   cuda::launch(reduce_, {static_cast<unsigned>(blocks), 1, 1}, {kReduceThreads, 1, 1}, 0, stream, params.data());
 }
 
-void GemmLauncher::expand_symmetric(const LaunchPlan& plan, CUdeviceptr& a, int64_t& lda, CUdeviceptr& b,
-                                    int64_t& ldb, CUdeviceptr workspace, CUstream stream) {
-  auto expand = [&](const PlannedOperand& op, const WorkspaceRegion& region, CUdeviceptr& ptr, int64_t& ld) {
+void GemmLauncher::expand_structured(const LaunchPlan& plan, CUdeviceptr& a, int64_t& lda, CUdeviceptr& b,
+                                     int64_t& ldb, CUdeviceptr workspace, CUstream stream) {
+  auto expand = [&](const PlannedOperand& op, Structure structure, const WorkspaceRegion& region, CUdeviceptr& ptr,
+                    int64_t& ld) {
     if (!op.expanded) return;
     const CUdeviceptr to = at(workspace, region);
-    run_split_operand({0, false, true}, ptr, ld, op.rows, op.rows, to, to, op.expanded_ld, workspace, stream);
+    // The stored matrix, row by row (no transpose): the copy keeps the caller's layout.
+    run_split_operand({0, false, structure}, ptr, ld, op.stored.rows, op.stored.cols, to, to, op.expanded_ld, workspace,
+                      stream);
     ptr = to, ld = op.expanded_ld;
   };
-  expand(plan.a, plan.workspace.expanded_a, a, lda);
-  expand(plan.b, plan.workspace.expanded_b, b, ldb);
+  expand(plan.a, plan.key.structure_a, plan.workspace.expanded_a, a, lda);
+  expand(plan.b, plan.key.structure_b, plan.workspace.expanded_b, b, ldb);
+}
+
+void GemmLauncher::upload_work_list(const LaunchPlan& plan, CUdeviceptr workspace, CUstream stream) const {
+  if (plan.work_words.empty()) return;
+  JITGEMM_CU(cuda::driver().cuMemcpyHtoDAsync(at(workspace, plan.workspace.work_list), plan.work_words.data(),
+                                              sizeof(int32_t) * plan.work_words.size(), stream),
+             "work list of {} tiles", plan.work.items.size());
 }
 
 void GemmLauncher::launch_split_k(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main,
@@ -112,7 +128,8 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const GemmProblem& p, 
                                   CUstream stream) {
   GemmProblem q = p;
   int64_t lda = q.effective_lda(), ldb = q.effective_ldb();
-  expand_symmetric(plan, a, lda, b, ldb, workspace, stream);
+  expand_structured(plan, a, lda, b, ldb, workspace, stream);
+  upload_work_list(plan, workspace, stream);
   q.lda = lda, q.ldb = ldb;
   // With split_k > 1 each CTA row y writes the plain partial product of its K slice to slice y
   // of the workspace (alpha 1, beta 0); the reduction applies alpha and beta once.
@@ -120,12 +137,13 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const GemmProblem& p, 
   const CUdeviceptr partials = at(workspace, plan.workspace.split_k_partials);
   GemmProblem main_problem = q;
   if (split) main_problem.alpha = 1.0f, main_problem.beta = 0.0f, main_problem.ldc = plan.split_k_ld;
-  GemmKernelArgs args(main_problem, a, b, split ? partials : c);
+  GemmKernelArgs args(main_problem, a, b, split ? partials : c,
+                      plan.work_words.empty() ? 0 : at(workspace, plan.workspace.work_list));
   auto params = args.pointers();
   launch_on(main, plan.main, stream, params.data());
   if (split)
     run_reduce({partials, plan.config.split_k, static_cast<int>(q.m), static_cast<int>(q.n), plan.split_k_ld, c,
-                q.effective_ldc(), q.alpha, q.beta},
+                q.effective_ldc(), q.alpha, q.beta, fill_code(plan.triangles.c)},
                stream);
 }
 
@@ -133,19 +151,19 @@ void GemmLauncher::run_split_operand(SplitMode mode, CUdeviceptr src, int64_t ld
                                      CUdeviceptr big, CUdeviceptr small, int64_t ld_dst, CUdeviceptr flag,
                                      CUstream stream) {
   const int vec = vector_width(ld_src, reinterpret_cast<const void*>(src));
-  const cuda::Function& fn = split_operand(mode.planes, mode.transposed, vec, mode.symmetric);
-  const SplitOperandGeometry g = split_operand_geometry(rows, ld_dst, mode.symmetric);
+  const cuda::Function& fn = split_operand(mode.planes, mode.transposed, vec, mode.structure);
+  const SplitOperandGeometry g = split_operand_geometry(rows, ld_dst, is_symmetric(mode.structure));
   long long ld_in = ld_src, ld_out = ld_dst;
   int r = static_cast<int>(rows), kk = static_cast<int>(k);
   void* args[] = {&src, &ld_in, &r, &kk, &big, &small, &ld_out, &flag};
   cuda::launch(fn, {g.grid_x, g.grid_y, 1}, {g.block_x, 1, 1}, 0, stream, args);
 }
 
-const cuda::Function& GemmLauncher::split_operand(int planes, bool transpose, int vec, bool symmetric) {
+const cuda::Function& GemmLauncher::split_operand(int planes, bool transpose, int vec, Structure structure) {
   std::lock_guard lock(mutex_);
-  const auto key = std::make_tuple(planes, transpose, vec, symmetric);
+  const auto key = std::make_tuple(planes, transpose, vec, structure);
   if (auto it = split_operand_.find(key); it != split_operand_.end()) return it->second.function;
-  const RenderedKernel rendered = render_split_operand(planes, transpose, vec, symmetric, templates_);
+  const RenderedKernel rendered = render_split_operand(planes, transpose, vec, structure, templates_);
   CompiledModule compiled = compile_module(compiler_, rendered.source, rendered.kernel_name, CompileOptions{});
   return split_operand_.emplace(key, std::move(compiled)).first->second.function;
 }
@@ -194,7 +212,8 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
   const WgmmaParams& w = config.wgmma();
   const WorkspaceLayout& ws = plan.workspace;
   int64_t lda = p.effective_lda(), ldb = p.effective_ldb();
-  expand_symmetric(plan, a, lda, b, ldb, workspace, stream);
+  expand_structured(plan, a, lda, b, ldb, workspace, stream);
+  upload_work_list(plan, workspace, stream);
   // The kernel computes C' = A' B'^T: A' = op(A), B' = op(B)^T, or swapped A' = op(B)^T, B' = op(A).
   struct Source {
     CUdeviceptr ptr;
@@ -213,7 +232,7 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
   const CUdeviceptr b_small = plan.planes == 2 ? b_big + sizeof(float) * rows_b * ldp : b_big;
   // Pre-pass: an operand as `rows` rows of K, K-major, rounded or split.
   auto split = [&](const Source& src, const PlannedOperand& op, CUdeviceptr big, CUdeviceptr small) {
-    run_split_operand({plan.planes, op.rows_contiguous, op.symmetric}, src.ptr, src.ld, op.rows, p.k, big, small, ldp,
+    run_split_operand({plan.planes, op.rows_contiguous, op.structure}, src.ptr, src.ld, op.rows, p.k, big, small, ldp,
                       flag, stream);
   };
   if (plan.prepass_a) split(kernel_a, plan.kernel_a, a_big, a_small);
@@ -256,6 +275,10 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
   args.alpha = p.alpha, args.beta = p.beta;
   args.nonfinite = w.b == WgmmaB::Transformed ? 0 : flag;  // the pre-pass's flag (transformed: no pre-pass)
   if (w.schedule == TileSchedule::StreamK) args.stream_k = {at(workspace, ws.stream_k_partials), flag + 4};
+  if (!plan.work_words.empty()) {
+    args.work = at(workspace, ws.work_list);
+    args.work_begin = args.work + sizeof(WorkItem) * plan.work.items.size();
+  }
   auto params = args.pointers();
   launch_on(main, plan.main, stream, params.data());
 }

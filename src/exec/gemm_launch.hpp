@@ -11,10 +11,12 @@
 //                           B are exchanged and the kernel writes C transposed). With B
 //                           transformed the kernel's B is read in place too (stored MN-major)
 //                           and no pre-pass runs; with B converted the kernel writes its plane.
-// A symmetric operand (structure Symmetric) is read from its lower triangle only: the
-// pre-pass expands it as it rounds it, and a kernel that reads it in place (SIMT, mma.sync,
-// the wgmma operand in registers, the in-kernel converter's or transform warps' source) gets
-// a full copy that the same pre-pass writes unrounded into the workspace first.
+// A structured operand (symmetric or triangular) is read from its stored triangle only: the
+// pre-pass mirrors or masks it as it rounds it, and a kernel that reads it in place (SIMT,
+// mma.sync, the wgmma operand in registers, the in-kernel converter's or transform warps'
+// source) gets the dense matrix it stands for, which the same pre-pass writes unrounded into
+// the workspace first. Triangular operands and a fill: the plan's work list is uploaded into
+// the workspace before the main kernel (stream-ordered; the plan keeps the host copy).
 #pragma once
 
 #include <cuda.h>
@@ -66,17 +68,20 @@ class GemmLauncher {
   void run_reduce(SplitKReduceArgs args, CUstream stream) const;
   void launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main, CUdeviceptr a,
                     CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
-  // The symmetric operands the plan copies full (PlannedOperand::expanded): a, b and their
+  // The structured operands the plan copies dense (PlannedOperand::expanded): a, b and their
   // leading dimensions replaced by the copies'.
-  void expand_symmetric(const LaunchPlan& plan, CUdeviceptr& a, int64_t& lda, CUdeviceptr& b, int64_t& ldb,
-                        CUdeviceptr workspace, CUstream stream);
-  const cuda::Function& split_operand(int planes, bool transpose, int vec, bool symmetric);
+  void expand_structured(const LaunchPlan& plan, CUdeviceptr& a, int64_t& lda, CUdeviceptr& b, int64_t& ldb,
+                         CUdeviceptr workspace, CUstream stream);
+  // The plan's work list into its workspace region (nothing without one).
+  void upload_work_list(const LaunchPlan& plan, CUdeviceptr workspace, CUstream stream) const;
+  const cuda::Function& split_operand(int planes, bool transpose, int vec, Structure structure);
   // The pre-pass (tf32/split_operand.cu) over `rows` rows of `k` values of `src` into planes
   // of ld_dst floats per row: planes 2 (tf32x3), 1 (tf32) or 0 (raw copy), from a transposed
-  // (rows-contiguous) or symmetric (lower triangle) source.
+  // (rows-contiguous) source, read as `structure` says (its stored triangle only).
   struct SplitMode {
     int planes;
-    bool transposed, symmetric;
+    bool transposed;
+    Structure structure;
   };
   void run_split_operand(SplitMode mode, CUdeviceptr src, int64_t ld_src, int64_t rows, int64_t k, CUdeviceptr big,
                          CUdeviceptr small, int64_t ld_dst, CUdeviceptr flag, CUstream stream);
@@ -91,7 +96,7 @@ class GemmLauncher {
   cuda::Module reduce_module_;
   cuda::Function reduce_;
   std::mutex mutex_;  // guards the caches below
-  std::map<std::tuple<int, bool, int, bool>, CompiledModule> split_operand_;
+  std::map<std::tuple<int, bool, int, Structure>, CompiledModule> split_operand_;
   // Tensor maps encode (address, shape, stride, box): the same address and shape give the
   // same map, so it is encoded once (the cache is emptied at kMaxTensorMaps entries).
   std::map<std::tuple<CUdeviceptr, int64_t, int64_t, int64_t, int, int>, CUtensorMap> tensor_maps_;

@@ -2,7 +2,7 @@
 // pointers handed to cuLaunchKernel stay valid for the call:
 //   GemmKernelArgs   fp32/simt_gemm.cu and tf32/mma_sync_gemm.cu:
 //     (int M, int N, int K, const float* A, long long lda, const float* B, long long ldb,
-//      float* C, long long ldc, float alpha, float beta)
+//      float* C, long long ldc, float alpha, float beta, const int4* work)
 //   WgmmaKernelArgs  tf32/wgmma_gemm.cu (tensor maps, C, sizes, flags, ConvertJob, StreamKSpace)
 //   SplitKReduceArgs fp32/split_k_reduce.cu
 #pragma once
@@ -24,15 +24,17 @@ struct GemmKernelArgs {
   CUdeviceptr c;
   long long ldc;
   float alpha, beta;
+  CUdeviceptr work;  // WORK_LIST: the work items (exec/work_list.hpp), one per CTA column; else 0
 
-  GemmKernelArgs(const GemmProblem& p, CUdeviceptr a_ptr, CUdeviceptr b_ptr, CUdeviceptr c_ptr)
+  GemmKernelArgs(const GemmProblem& p, CUdeviceptr a_ptr, CUdeviceptr b_ptr, CUdeviceptr c_ptr,
+                 CUdeviceptr work_items = 0)
       : m(static_cast<int>(p.m)), n(static_cast<int>(p.n)), k(static_cast<int>(p.k)), a(a_ptr),
         lda(p.effective_lda()), b(b_ptr), ldb(p.effective_ldb()), c(c_ptr), ldc(p.effective_ldc()),
-        alpha(p.alpha), beta(p.beta) {}
+        alpha(p.alpha), beta(p.beta), work(work_items) {}
 
   // The kernel-parameter array for cuLaunchKernel, in signature order.
-  std::array<void*, 11> pointers() {
-    return {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta};
+  std::array<void*, 12> pointers() {
+    return {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &work};
   }
 };
 
@@ -70,14 +72,17 @@ struct WgmmaKernelArgs {
   CUdeviceptr nonfinite = 0;  // the pre-pass's flag (0: none)
   ConvertJob job;
   StreamKSpace stream_k;
+  CUdeviceptr work = 0;        // WORK_LIST: the work items (exec/work_list.hpp)
+  CUdeviceptr work_begin = 0;  // WORK_LIST: gridDim.x + 1 offsets into them, one share per CTA
 
-  std::array<void*, 14> pointers() {
+  std::array<void*, 16> pointers() {
     return {&map_a_big, &map_b_big, &map_a_small, &map_b_small, &c, &ldc, &m, &n, &k, &alpha, &beta, &nonfinite,
-            &job, &stream_k};
+            &job, &stream_k, &work, &work_begin};
   }
 };
 
-// fp32/split_k_reduce.cu: C = alpha * (sum of the S slices of W, in double) + beta * C.
+// fp32/split_k_reduce.cu: C = alpha * (sum of the S slices of W, in double) + beta * C, with
+// fill 1 (2) zeros above (below) the diagonal.
 struct SplitKReduceArgs {
   CUdeviceptr w = 0;
   int slices = 0, m = 0, n = 0;
@@ -85,8 +90,9 @@ struct SplitKReduceArgs {
   CUdeviceptr c = 0;
   long long ldc = 0;
   float alpha = 1, beta = 0;
+  int fill = 0;
 
-  std::array<void*, 9> pointers() { return {&w, &slices, &m, &n, &ldw, &c, &ldc, &alpha, &beta}; }
+  std::array<void*, 10> pointers() { return {&w, &slices, &m, &n, &ldw, &c, &ldc, &alpha, &beta, &fill}; }
 };
 
 }  // namespace jitgemm

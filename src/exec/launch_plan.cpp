@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "codegen/split_k_policy.hpp"
+#include "codegen/wgmma_family.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -29,30 +30,39 @@ class RegionAllocator {
   size_t end_ = 0;
 };
 
-// Which symmetric operands the kernel reads in place (and so needs copied full first): all of
-// them for the split-K families; for wgmma the one in registers and the source of a B converted
-// or transformed in the kernel, the pre-pass expanding the others itself.
-void mark_in_place_symmetric(const KernelConfig& c, const ProblemKey& p, PlannedOperand& a, PlannedOperand& b) {
-  const bool sa = p.structure_a == Structure::Symmetric, sb = p.structure_b == Structure::Symmetric;
+// Which structured operands a kernel reads in place, and so needs copied dense first: all of
+// them for the split-K families; for wgmma the one in registers and the source of a B
+// converted or transformed in the kernel (the pre-pass reads the others' structure itself).
+void mark_structured_operands(const KernelConfig& c, const ProblemKey& p, PlannedOperand& a, PlannedOperand& b) {
   bool a_in_place = true, b_in_place = true;
   if (const WgmmaParams* w = c.if_wgmma()) {
     const bool kernel_a_in_place = w->a_in_registers(), kernel_b_in_place = w->b != WgmmaB::Planes;
     a_in_place = w->swap_ab ? kernel_b_in_place : kernel_a_in_place;
     b_in_place = w->swap_ab ? kernel_a_in_place : kernel_b_in_place;
   }
-  a.expanded = sa && a_in_place;
-  b.expanded = sb && b_in_place;
-  a.symmetric = sa && !a.expanded;
-  b.symmetric = sb && !b.expanded;
-  a.expanded_ld = a.expanded ? expanded_symmetric_ld(a.rows) : 0;
-  b.expanded_ld = b.expanded ? expanded_symmetric_ld(b.rows) : 0;
+  auto mark = [](PlannedOperand& op, Structure s, bool in_place) {
+    op.expanded = s != Structure::General && in_place;
+    op.structure = op.expanded ? Structure::General : s;
+    op.expanded_ld = op.expanded ? expanded_ld(op.stored.cols) : 0;
+  };
+  mark(a, p.structure_a, a_in_place);
+  mark(b, p.structure_b, b_in_place);
 }
 
 void plan_expansions(LaunchPlan& plan, RegionAllocator& regions) {
   for (auto [op, region] : {std::pair{&plan.a, &plan.workspace.expanded_a}, std::pair{&plan.b, &plan.workspace.expanded_b}}) {
     if (!op->expanded) continue;
-    *region = regions.take(floats(op->rows * op->expanded_ld));
+    *region = regions.take(floats(op->stored.rows * op->expanded_ld));
   }
+}
+
+// The work list of a structured product on the kernel's M' x N' output (ctas 0: one tile per CTA).
+void plan_work_list(LaunchPlan& plan, int64_t m, int64_t n, int unit_k, int ctas, RegionAllocator& regions) {
+  if (!plan.triangles.any()) return;
+  const KernelConfig& c = plan.config;
+  plan.work = build_work_list(plan.triangles, {m, n, plan.key.k}, {c.block_m, c.block_n, unit_k}, ctas);
+  plan.work_words = plan.work.words();
+  plan.workspace.work_list = regions.take(sizeof(int32_t) * plan.work_words.size());
 }
 
 void plan_split_k(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& regions) {
@@ -61,6 +71,8 @@ void plan_split_k(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& 
   plan.split_k_ld = split_k_workspace_ld(p.n);
   if (plan.config.split_k > 1)
     plan.workspace.split_k_partials = regions.take(floats(plan.config.split_k * p.m * plan.split_k_ld));
+  plan.triangles = product_triangles(p.structure_a, p.trans_a, p.structure_b, p.trans_b, p.fill);
+  plan_work_list(plan, p.m, p.n, plan.config.block_k, 0, regions);
 }
 
 void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& regions) {
@@ -78,6 +90,10 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
                                       "got {}",
                                       c.name(), w.swap_ab ? "A" : "B", w.swap_ab ? "trans_a = T" : "trans_b = N",
                                       w.swap_ab ? "trans_a = N" : "trans_b = T"));
+  if (!wgmma_walks_work_list(c, p))
+    throw InvalidArgument(fmt::format("launch plan {}: a structured product ({}) walks a work list of whole tiles, "
+                                      "which a stream-K tail or CTA pairs do not",
+                                      c.name(), p.canonical()));
   plan.planes = c.precision == Precision::TF32x3 ? 2 : 1;
   plan.plane_ld = (p.k + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign;
   plan.prepass_a = !w.a_in_registers();
@@ -104,6 +120,8 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
     ws.b_planes = regions.take(floats(plan.planes * plan.kernel_b.rows * plan.plane_ld));
   if (w.schedule == TileSchedule::StreamK)
     ws.stream_k_partials = regions.take(floats(int64_t{c.block_m} * c.block_n * device.sm_count));
+  const ProductTriangles t = product_triangles(p.structure_a, p.trans_a, p.structure_b, p.trans_b, p.fill);
+  plan.triangles = w.swap_ab ? t.swapped() : t;
 }
 
 }  // namespace
@@ -114,9 +132,11 @@ LaunchPlan make_launch_plan(const KernelConfig& config, const ProblemKey& proble
   LaunchPlan plan;
   plan.config = config;
   plan.key = problem;
-  plan.a = {problem.m, problem.trans_a == Op::T};
-  plan.b = {problem.n, problem.trans_b == Op::N};
-  mark_in_place_symmetric(config, problem, plan.a, plan.b);
+  plan.a.rows = problem.m, plan.a.rows_contiguous = problem.trans_a == Op::T;
+  plan.a.stored = stored_shape(problem.trans_a, problem.m, problem.k);
+  plan.b.rows = problem.n, plan.b.rows_contiguous = problem.trans_b == Op::N;
+  plan.b.stored = stored_shape(problem.trans_b, problem.k, problem.n);
+  mark_structured_operands(config, problem, plan.a, plan.b);
   RegionAllocator regions;
   if (config.family() == KernelFamily::Wgmma) {
     plan_wgmma(plan, device, regions);
@@ -124,6 +144,9 @@ LaunchPlan make_launch_plan(const KernelConfig& config, const ProblemKey& proble
     plan_split_k(plan, device, regions);
   }
   plan_expansions(plan, regions);
+  if (config.family() == KernelFamily::Wgmma)  // persistent CTAs: each walks its share
+    plan_work_list(plan, plan.kernel_a.rows, plan.kernel_b.rows, wgmma_group_stages(config) * config.block_k,
+                   static_cast<int>(plan.main.grid_x), regions);
   plan.workspace.total_bytes = regions.total();
   return plan;
 }

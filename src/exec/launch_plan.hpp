@@ -12,16 +12,23 @@
 // Workspace of a wgmma kernel (K' = K rounded up to 32 floats; A', B' the kernel's operands,
 // op(B)^T and op(A) when swapped):
 //   [flags: pre-pass non-finite flag, stream-K flags][converter counters]
-//   [A' big][A' small][B' big][B' small][stream-K partials][expanded A][expanded B]
-// of a split-K kernel: [partial products, split_k x M x ld][expanded A][expanded B].
+//   [A' big][A' small][B' big][B' small][stream-K partials][expanded A][expanded B][work list]
+// of a split-K kernel: [partial products, split_k x M x ld][expanded A][expanded B][work list].
+// Structured operands: the wgmma pre-pass reads them in place (it writes zeros outside a
+// triangle, mirrors a symmetric one); an operand a kernel reads in place instead is first
+// copied into "expanded" as the dense matrix it stands for, in its stored layout. Triangular
+// operands or a fill add the work list (exec/work_list.hpp), uploaded before the launch.
 // Every region starts on a 256-byte boundary; absent regions have 0 bytes.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "codegen/kernel_family.hpp"
+#include "exec/work_list.hpp"
+#include "problem/stored_shape.hpp"
 #include "problem/problem_key.hpp"
 
 namespace jitgemm {
@@ -34,9 +41,9 @@ inline constexpr size_t kMaxStreamKFlags = kFlagBytes / 4 - 1;
 inline constexpr int64_t kConvertChunk = 64;  // K per chunk of the in-kernel converter (CONVERT_TILE)
 // The converter's chunks of K (one counter each) for planes of `plane_ld` floats per row.
 constexpr int64_t convert_chunks(int64_t plane_ld) { return (plane_ld + kConvertChunk - 1) / kConvertChunk; }
-// A full copy of a symmetric operand of `rows` rows: rows rounded up to 32 floats per row (TMA
-// and 16-byte vectors can read it).
-constexpr int64_t expanded_symmetric_ld(int64_t rows) { return (rows + 31) / 32 * 32; }
+// The dense copy of a structured operand whose stored rows hold `cols` floats: rows rounded
+// up to 32 floats (TMA and 16-byte vectors can read it).
+constexpr int64_t expanded_ld(int64_t cols) { return (cols + 31) / 32 * 32; }
 
 struct WorkspaceRegion {
   size_t offset = 0;
@@ -51,17 +58,20 @@ struct WorkspaceLayout {
   WorkspaceRegion b_planes;           // wgmma: B' likewise
   WorkspaceRegion stream_k_partials;  // wgmma, stream-K: one block_m x block_n partial tile per CTA
   WorkspaceRegion split_k_partials;   // split-K families: split_k slices of M x split_k_ld floats
-  WorkspaceRegion expanded_a;         // a symmetric A read in place, copied full first
+  WorkspaceRegion expanded_a;         // a structured A read in place, copied dense first
   WorkspaceRegion expanded_b;         // the same for B
+  WorkspaceRegion work_list;          // structured products: WorkList::words()
   size_t total_bytes = 0;
 };
 
 // One operand as the main kernel sees it.
 struct PlannedOperand {
-  int64_t rows = 0;         // M' or N'
+  int64_t rows = 0;              // M' or N'
   bool rows_contiguous = false;  // stored K x rows (the rows index contiguous)
-  bool symmetric = false;   // read from its lower triangle by the pre-pass (not expanded first)
-  bool expanded = false;    // a symmetric operand copied full into the workspace first
+  StoredShape stored;            // as it lies in memory
+  // What the pre-pass reads: the declared structure, or General when the operand was expanded.
+  Structure structure = Structure::General;
+  bool expanded = false;    // a structured operand copied dense into the workspace first
   int64_t expanded_ld = 0;  // the copy's leading dimension
 };
 
@@ -85,6 +95,12 @@ struct LaunchPlan {
   bool prepass_b = false;    // wgmma: the pre-pass writes B' planes
   size_t flag_words = 0;     // wgmma: 32-bit flags zeroed before the launch (0: no memset)
   int64_t split_k_ld = 0;    // split-K: row length of a slice
+  // Structured products, in the kernel's terms (wgmma swapped: of C^T = op(B)^T op(A)^T):
+  // which triangles of its operands may be nonzero and which of its output is kept, and the
+  // tiles with their K ranges (empty without triangles or a fill).
+  ProductTriangles triangles;
+  WorkList work;
+  std::vector<int32_t> work_words;  // what is uploaded to workspace.work_list
 };
 
 // Throws InvalidArgument when `config` cannot run problems of `key` (sizes out of range, an

@@ -27,9 +27,12 @@ struct ErrorStats {
   double rel_error = 0.0;             // ||C - C64||_F / ||C64||_F over finite pairs
   unsigned long long unwritten = 0;   // C non-finite where C64 is finite
   unsigned long long mismatched = 0;  // NaN/Inf pattern differs from C64's
-  // NaN never passes; neither does an unwritten element or a wrong NaN/Inf pattern.
+  unsigned long long padding_written = 0;  // C's padding (NaN-filled by every caller) changed
+  // NaN never passes; neither does an unwritten element, a wrong NaN/Inf pattern or a write
+  // into C's padding.
   bool passes(double tolerance) const {
-    return std::isfinite(rel_error) && rel_error <= tolerance && unwritten == 0 && mismatched == 0;
+    return std::isfinite(rel_error) && rel_error <= tolerance && unwritten == 0 && mismatched == 0 &&
+           padding_written == 0;
   }
 };
 

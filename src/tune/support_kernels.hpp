@@ -9,6 +9,7 @@
 #include "compile/compiler.hpp"
 #include "cuda/module.hpp"
 #include "exec/compiled_module.hpp"
+#include "jitgemm/problem.hpp"
 #include "tune/accuracy_contract.hpp"
 
 namespace jitgemm {
@@ -26,10 +27,20 @@ class SupportKernels {
   void fill_random(CUdeviceptr out, int64_t rows, int64_t cols, int64_t ld, uint64_t seed, RandomKind kind,
                    bool symmetric, float pad_value, CUstream stream) const;
   void fill_value(CUdeviceptr out, int64_t count, float value, CUstream stream) const;
-  // value above the diagonal of an n x n matrix (the triangle a symmetric operand never reads).
-  void fill_upper_triangle(CUdeviceptr out, int64_t n, int64_t ld, float value, CUstream stream) const;
+  // Structured operands (stored rows x cols, leading dimension ld; padding untouched):
+  // poison_unread: what structure `s` never reads (the other triangle; a unit diagonal) = value.
+  void poison_unread(CUdeviceptr x, int64_t rows, int64_t cols, int64_t ld, Structure s, float value,
+                     CUstream stream) const;
+  // densify: in place, the dense matrix `s` stands for (triangular: the other triangle 0, a
+  // unit diagonal 1; symmetric: the other triangle mirrored). densify_f64 on a float64 copy.
+  void densify(CUdeviceptr x, int64_t rows, int64_t cols, int64_t ld, Structure s, CUstream stream) const;
+  void densify_f64(CUdeviceptr x, int64_t rows, int64_t cols, int64_t ld, Structure s, CUstream stream) const;
+  // apply_fill: the strict triangle that `fill` zeroes set to 0 (nothing for Fill::Full).
+  void apply_fill(CUdeviceptr c, int64_t rows, int64_t cols, int64_t ld, Fill fill, CUstream stream) const;
+  void apply_fill_f64(CUdeviceptr c, int64_t rows, int64_t cols, int64_t ld, Fill fill, CUstream stream) const;
   void widen_to_double(CUdeviceptr in, CUdeviceptr out, int64_t count, CUstream stream) const;
-  // Synchronizes `stream`; `scratch` holds >= 32 bytes of device memory.
+  // Synchronizes `stream`; `scratch` holds >= 40 bytes of device memory. C's padding
+  // (columns cols .. ldc) must hold NaN before the kernel under test ran.
   ErrorStats error_stats(CUdeviceptr c, int64_t ldc, CUdeviceptr ref, int64_t ldr, int64_t rows, int64_t cols,
                          CUdeviceptr scratch, CUstream stream) const;
 
@@ -37,7 +48,8 @@ class SupportKernels {
   explicit SupportKernels(CompiledModule support);  // support.function: error_sums
 
   cuda::Module module_;
-  cuda::Function fill_random_, fill_value_, fill_upper_, widen_, error_sums_;
+  cuda::Function fill_random_, fill_value_, widen_, error_sums_;
+  cuda::Function structure_f32_, structure_f64_, keep_triangle_f32_, keep_triangle_f64_;
 };
 
 }  // namespace jitgemm

@@ -16,6 +16,7 @@
 #include "exec/gemm_launch.hpp"
 #include "jitgemm/error.hpp"
 #include "problem/gemm_work.hpp"
+#include "problem/operand_structure.hpp"
 #include "problem/stored_shape.hpp"
 #include "tune/accuracy_contract.hpp"
 #include "tune/candidate_compiler.hpp"
@@ -113,30 +114,42 @@ TuningInputs prepare_inputs(TuningBench& bench, const TuneSettings& settings) {
   Workspace& ws = bench.ws;
   CUstream stream = bench.stream.get();
   const uint64_t seed = fresh_seed(settings.seed);
-  const bool symmetric_a = problem.structure_a == Structure::Symmetric;
-  const bool symmetric_b = problem.structure_b == Structure::Symmetric;
   const StoredShape stored_a = stored_shape_a(problem), stored_b = stored_shape_b(problem);
-  bench.support.fill_random(ws.a.get(), stored_a.rows, stored_a.cols, problem.effective_lda(), seed,
-                            RandomKind::Uniform01, symmetric_a, NAN, stream);
-  bench.support.fill_random(ws.b.get(), stored_b.rows, stored_b.cols, problem.effective_ldb(), seed + 1,
-                            RandomKind::Uniform01, symmetric_b, NAN, stream);
-  bench.support.widen_to_double(ws.a.get(), ws.a64.get(), stored_a.rows * problem.effective_lda(), stream);
-  bench.support.widen_to_double(ws.b.get(), ws.b64.get(), stored_b.rows * problem.effective_ldb(), stream);
+  const int64_t lda = problem.effective_lda(), ldb = problem.effective_ldb();
+  bench.support.fill_random(ws.a.get(), stored_a.rows, stored_a.cols, lda, seed, RandomKind::Uniform01,
+                            is_symmetric(problem.structure_a), NAN, stream);
+  bench.support.fill_random(ws.b.get(), stored_b.rows, stored_b.cols, ldb, seed + 1, RandomKind::Uniform01,
+                            is_symmetric(problem.structure_b), NAN, stream);
+  // The reference and cuBLAS multiply the dense matrices the structured operands stand for.
+  bench.support.densify(ws.a.get(), stored_a.rows, stored_a.cols, lda, problem.structure_a, stream);
+  bench.support.densify(ws.b.get(), stored_b.rows, stored_b.cols, ldb, problem.structure_b, stream);
+  bench.support.widen_to_double(ws.a.get(), ws.a64.get(), stored_a.rows * lda, stream);
+  bench.support.widen_to_double(ws.b.get(), ws.b64.get(), stored_b.rows * ldb, stream);
   TuningInputs inputs;
   inputs.verify_problem = problem;
   inputs.verify_problem.beta = 0.0f;
-  cublas_dgemm(bench.cublas, inputs.verify_problem, ws.a64.get(), ws.b64.get(), ws.c64.get(), stream);
+  GemmProblem dense = inputs.verify_problem;
+  dense.structure_a = dense.structure_b = Structure::General;
+  dense.fill = Fill::Full;
+  const int64_t ldc = problem.effective_ldc();
+  cublas_dgemm(bench.cublas, dense, ws.a64.get(), ws.b64.get(), ws.c64.get(), stream);
+  bench.support.apply_fill_f64(ws.c64.get(), problem.m, problem.n, ldc, problem.fill, stream);
 
   const CublasMode baseline = cublas_baseline(problem.precision);
   bench.poison_c();
-  cublas_sgemm(bench.cublas, inputs.verify_problem, ws.a.get(), ws.b.get(), ws.c.get(), stream, baseline);
+  cublas_sgemm(bench.cublas, dense, ws.a.get(), ws.b.get(), ws.c.get(), stream, baseline);
+  bench.support.apply_fill(ws.c.get(), problem.m, problem.n, ldc, problem.fill, stream);
   inputs.cublas_rel_error = bench.check_c().rel_error;
   inputs.tolerance = error_tolerance(problem.precision, inputs.cublas_rel_error);
+  GemmProblem dense_timed = problem;
+  dense_timed.structure_a = dense_timed.structure_b = Structure::General;
+  dense_timed.fill = Fill::Full;
   inputs.cublas_timing = bench.timer.time(
-      [&](CUstream s) { cublas_sgemm(bench.cublas, problem, ws.a.get(), ws.b.get(), ws.c.get(), s, baseline); },
+      [&](CUstream s) { cublas_sgemm(bench.cublas, dense_timed, ws.a.get(), ws.b.get(), ws.c.get(), s, baseline); },
       stream, settings.warmup_runs, settings.timing_runs);
-  if (symmetric_a) bench.support.fill_upper_triangle(ws.a.get(), problem.m, problem.effective_lda(), NAN, stream);
-  if (symmetric_b) bench.support.fill_upper_triangle(ws.b.get(), problem.n, problem.effective_ldb(), NAN, stream);
+  // Candidates never read what the structures leave unread: NaN there catches one that does.
+  bench.support.poison_unread(ws.a.get(), stored_a.rows, stored_a.cols, lda, problem.structure_a, NAN, stream);
+  bench.support.poison_unread(ws.b.get(), stored_b.rows, stored_b.cols, ldb, problem.structure_b, NAN, stream);
   return inputs;
 }
 

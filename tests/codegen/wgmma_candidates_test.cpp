@@ -462,10 +462,16 @@ TEST(WgmmaRender, SplitOperandPrePass) {
   EXPECT_EQ(k.threads, 256);
   EXPECT_EQ(k.smem_bytes, 0u);
   EXPECT_EQ(render_split_operand(1, false, 1).kernel_name, "jitgemm_split_operand_p1_t0_v1");
-  const RenderedKernel sym = render_split_operand(0, false, 4, true);
-  EXPECT_EQ(sym.kernel_name, "jitgemm_split_operand_p0_t0_v4_sym");
-  EXPECT_NE(sym.source.find("constexpr int SYMMETRIC = 1;\n"), std::string::npos);
-  EXPECT_NE(k.source.find("constexpr int SYMMETRIC = 0;\n"), std::string::npos);
+  const RenderedKernel sym = render_split_operand(0, false, 4, Structure::Symmetric);
+  EXPECT_EQ(sym.kernel_name, "jitgemm_split_operand_p0_t0_v4_symmetric");
+  EXPECT_NE(sym.source.find("constexpr int SYMMETRIC = 1, TRIANGLE = 0, UNIT_DIAGONAL = 0;\n"), std::string::npos);
+  const RenderedKernel upper = render_split_operand(2, true, 4, Structure::UpperUnit);
+  EXPECT_EQ(upper.kernel_name, "jitgemm_split_operand_p2_t1_v4_upper_unit");
+  EXPECT_NE(upper.source.find("constexpr int SYMMETRIC = 0, TRIANGLE = 2, UNIT_DIAGONAL = 1;\n"), std::string::npos);
+  EXPECT_NE(render_split_operand(1, false, 4, Structure::SymmetricUpper)
+                .source.find("constexpr int SYMMETRIC = 2, TRIANGLE = 0, UNIT_DIAGONAL = 0;\n"),
+            std::string::npos);
+  EXPECT_NE(k.source.find("constexpr int SYMMETRIC = 0, TRIANGLE = 0, UNIT_DIAGONAL = 0;\n"), std::string::npos);
   // One CTA per 64 x 64 tile on or below the diagonal: 16 tiles a side for 1000 rows.
   EXPECT_EQ(split_operand_geometry(1000, 1024, true).grid_x, 16u * 17u / 2u);
   EXPECT_EQ(split_operand_geometry(1000, 1024, true).grid_y, 1u);

@@ -14,6 +14,7 @@
 #include "codegen/candidate_space.hpp"
 #include "codegen/source_render.hpp"
 #include "codegen/split_operand_render.hpp"
+#include "problem/operand_structure.hpp"
 #include "compile/compiler.hpp"
 #include "compile_all.hpp"
 
@@ -77,8 +78,15 @@ TEST(SplitOperandCompiles, EveryVariantWithoutSpills) {
   for (int planes : {0, 1, 2})
     for (bool transpose : {false, true})
       for (int vec : {1, 4}) kernels.push_back(render_split_operand(planes, transpose, vec));
-  for (int planes : {0, 1, 2})  // symmetric sources (lower triangle read)
-    for (int vec : {1, 4}) kernels.push_back(render_split_operand(planes, false, vec, true));
+  // Structured sources: symmetric ones read from either stored triangle, triangular ones
+  // masked (with and without a unit diagonal), straight and transposed.
+  for (int planes : {0, 1, 2})
+    for (Structure s : {Structure::Symmetric, Structure::SymmetricUpper, Structure::Lower, Structure::Upper,
+                        Structure::LowerUnit, Structure::UpperUnit})
+      for (bool transpose : {false, true}) {
+        if (transpose && (is_symmetric(s) || planes == 0)) continue;  // mirrored / raw copies read rows
+        kernels.push_back(render_split_operand(planes, transpose, 4, s));
+      }
   const auto results = compile_all(kernels, 1);
   expect_clean(results, 255);
   print(results);

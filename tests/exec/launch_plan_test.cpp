@@ -5,9 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
+#include <set>
 #include <vector>
 
 #include "codegen/candidate_space.hpp"
+#include "exec/work_list.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -23,7 +27,7 @@ ProblemKey key_of(Precision p, int64_t m, int64_t n, int64_t k, Op ta = Op::N, O
 
 std::vector<WorkspaceRegion> regions(const WorkspaceLayout& w) {
   return {w.flags, w.convert_counters, w.a_planes, w.b_planes, w.stream_k_partials, w.split_k_partials,
-          w.expanded_a, w.expanded_b};
+          w.expanded_a, w.expanded_b, w.work_list};
 }
 
 void expect_sound(const LaunchPlan& plan) {
@@ -45,9 +49,11 @@ TEST(LaunchPlan, EverySampleConfigHasASoundLayoutOnEveryLayoutAndStructure) {
   for (Precision p : {Precision::FP32, Precision::TF32x3, Precision::TF32})
     for (Op ta : {Op::N, Op::T})
       for (Op tb : {Op::N, Op::T})
-        for (Structure s : {Structure::General, Structure::Symmetric}) {
+        for (Structure s : {Structure::General, Structure::Symmetric, Structure::SymmetricUpper, Structure::Lower,
+                            Structure::UpperUnit}) {
           ProblemKey key = key_of(p, 1000, 1000, 1000, ta, tb);
           key.structure_a = key.structure_b = s;
+          key.fill = is_triangular(s) ? Fill::Lower : Fill::Full;
           std::vector<KernelConfig> configs = tuning_sample(key);
           configs.push_back(untuned_config(key));
           for (const KernelConfig& c : configs) {
@@ -123,8 +129,112 @@ TEST(LaunchPlan, SplitKAndSymmetricCopies) {
   key.precision = Precision::TF32x3;
   plan = make_launch_plan(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8"), key, {132, 0});
   EXPECT_FALSE(plan.b.expanded);
-  EXPECT_TRUE(plan.kernel_b.symmetric);
+  EXPECT_EQ(plan.kernel_b.structure, Structure::Symmetric);
   EXPECT_EQ(plan.workspace.expanded_b.bytes, 0u);
+}
+
+TEST(LaunchPlan, TriangularOperandsAndFill) {
+  // lowertri: A and B lower, C = tril(A B). SIMT reads both in place: dense copies first (in
+  // the stored layout), and one work item per tile.
+  ProblemKey key = key_of(Precision::FP32, 1000, 1000, 1000);
+  key.structure_a = Structure::Lower, key.structure_b = Structure::LowerUnit, key.fill = Fill::Lower;
+  LaunchPlan plan = make_launch_plan(default_config(key), key, {132, 0});
+  EXPECT_TRUE(plan.a.expanded && plan.b.expanded);
+  EXPECT_EQ(plan.a.expanded_ld, 1024);
+  EXPECT_EQ((plan.triangles == ProductTriangles{Triangle::Lower, Triangle::Lower, Triangle::Lower}), true);
+  const int64_t tiles = int64_t{plan.main.grid_x};
+  EXPECT_EQ(static_cast<int64_t>(plan.work.items.size()), tiles);
+  EXPECT_TRUE(plan.work.cta_begin.empty());  // one tile per CTA
+  EXPECT_EQ(plan.workspace.work_list.bytes, 16 * plan.work.items.size());
+  EXPECT_TRUE(specialization_of(key).work_list);
+  expect_sound(plan);
+  // wgmma plane-fed: the pre-pass masks both; a persistent grid gets shares of the list.
+  key.precision = Precision::TF32x3;
+  plan = make_launch_plan(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8"), key, {132, 0});
+  EXPECT_FALSE(plan.a.expanded || plan.b.expanded);
+  EXPECT_EQ(plan.kernel_a.structure, Structure::Lower);
+  EXPECT_EQ(plan.kernel_b.structure, Structure::LowerUnit);
+  ASSERT_EQ(plan.work.cta_begin.size(), size_t{plan.main.grid_x} + 1);
+  EXPECT_EQ(plan.work_words.size(), 4 * plan.work.items.size() + plan.work.cta_begin.size());
+  expect_sound(plan);
+  // Swapped (C^T = op(B)^T op(A)^T): the kernel's triangles are the transposed ones.
+  plan = make_launch_plan(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs_swap"), key, {132, 0});
+  EXPECT_EQ((plan.triangles == ProductTriangles{Triangle::Upper, Triangle::Upper, Triangle::Upper}), true);
+  EXPECT_TRUE(plan.b.expanded);  // the raw operand in registers is B: its dense copy
+  EXPECT_FALSE(plan.a.expanded);
+  // A stream-K tail or CTA pairs cannot walk a work list: refused, and served adapted.
+  const KernelConfig sk = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_sk");
+  EXPECT_THROW(make_launch_plan(sk, key, {132, 0}), InvalidArgument);
+  const std::optional<KernelConfig> adapted = rules_of(sk).adapt(sk, key);
+  ASSERT_TRUE(adapted.has_value());
+  EXPECT_EQ(adapted->wgmma().schedule, TileSchedule::DataParallel);
+  for (const KernelConfig& c : tuning_candidates(key)) EXPECT_NO_THROW(make_launch_plan(c, key, {132, 0})) << c.name();
+}
+
+TEST(WorkList, EveryTileOnceWithItsKRange) {
+  const ProductTriangles lowertri{Triangle::Lower, Triangle::Lower, Triangle::Lower};
+  const WorkList list = build_work_list(lowertri, {4096, 4096, 4096}, {128, 128, 32}, 132);
+  ASSERT_EQ(list.items.size(), 32u * 32u);
+  std::set<std::pair<int, int>> seen;
+  int64_t units = 0;
+  for (const WorkItem& w : list.items) {
+    EXPECT_TRUE(seen.insert({w.tile_m, w.tile_n}).second) << w.tile_m << "," << w.tile_n;
+    if (w.tile_n > w.tile_m) {
+      EXPECT_EQ(w.units, 0);  // above the diagonal: zeros, no arithmetic
+    } else {
+      // k in [J·128, (I+1)·128): (I - J + 1) 128-wide blocks of 4 units.
+      EXPECT_EQ(w.first_unit, w.tile_n * 4);
+      EXPECT_EQ(w.units, (w.tile_m - w.tile_n + 1) * 4);
+    }
+    units += w.units;
+  }
+  EXPECT_EQ(units, list.units);
+  EXPECT_EQ(list.units, 4 * (32 * 33 * 34 / 6));  // sum over I >= J of (I - J + 1), times 4
+  // Each CTA's share is contiguous; LPT balances lowertri at 128-tiles to within a few percent.
+  ASSERT_EQ(list.cta_begin.size(), 133u);
+  EXPECT_EQ(list.cta_begin.front(), 0);
+  EXPECT_EQ(list.cta_begin.back(), 1024);
+  EXPECT_TRUE(std::is_sorted(list.cta_begin.begin(), list.cta_begin.end()));
+  std::printf("[ info ] lowertri 4096, 128x128 tiles, 132 CTAs: balance %.3f (busiest %lld units)\n", list.balance,
+              static_cast<long long>(list.busiest_cta_units));
+  EXPECT_GT(list.balance, 0.93);
+  // One tile per CTA: longest first.
+  const WorkList flat = build_work_list(lowertri, {1000, 1000, 1000}, {128, 128, 8}, 0);
+  EXPECT_TRUE(flat.cta_begin.empty());
+  EXPECT_TRUE(std::is_sorted(flat.items.begin(), flat.items.end(),
+                             [](const WorkItem& x, const WorkItem& y) { return x.units > y.units; }));
+}
+
+TEST(WorkList, RangesFollowEachTriangle) {
+  const WorkShape shape{300, 200, 500};
+  const WorkTiling tiling{64, 64, 16};
+  auto range = [&](ProductTriangles t, int i, int j) {
+    const WorkItem w = tile_work(t, shape, tiling, i, j);
+    return std::pair{w.first_unit * 16, (w.first_unit + w.units) * 16};
+  };
+  // op(A) lower: k < rows' end; upper: k >= rows' start; op(B) lower: k >= columns' start;
+  // upper: k < columns' end (rounded out to units of 16).
+  EXPECT_EQ(range({Triangle::Lower, Triangle::None, Triangle::None}, 1, 0), (std::pair{0, 128}));
+  EXPECT_EQ(range({Triangle::Upper, Triangle::None, Triangle::None}, 1, 0), (std::pair{64, 512}));
+  EXPECT_EQ(range({Triangle::None, Triangle::Lower, Triangle::None}, 0, 2), (std::pair{128, 512}));
+  EXPECT_EQ(range({Triangle::None, Triangle::Upper, Triangle::None}, 0, 3), (std::pair{0, 208}));  // N ends at 200
+  EXPECT_EQ(range({Triangle::Upper, Triangle::Upper, Triangle::None}, 3, 1), (std::pair{0, 0}));  // [192, 128): empty
+  // Fills: a tile wholly in the zeroed strict triangle gets nothing; the diagonal tile all of K.
+  EXPECT_EQ(range({Triangle::None, Triangle::None, Triangle::Lower}, 0, 1), (std::pair{0, 0}));
+  EXPECT_EQ(range({Triangle::None, Triangle::None, Triangle::Lower}, 1, 1), (std::pair{0, 512}));
+  EXPECT_EQ(range({Triangle::None, Triangle::None, Triangle::Upper}, 2, 0), (std::pair{0, 0}));
+  // Every tile exactly once, for every combination, persistent or not.
+  for (Triangle a : {Triangle::None, Triangle::Lower, Triangle::Upper})
+    for (Triangle b : {Triangle::None, Triangle::Lower, Triangle::Upper})
+      for (Triangle c : {Triangle::None, Triangle::Lower, Triangle::Upper})
+        for (int ctas : {0, 7}) {
+          const WorkList list = build_work_list({a, b, c}, shape, tiling, ctas);
+          std::set<std::pair<int, int>> tiles;
+          for (const WorkItem& w : list.items) tiles.insert({w.tile_m, w.tile_n});
+          EXPECT_EQ(tiles.size(), 5u * 4u);
+          EXPECT_EQ(list.items.size(), 5u * 4u);
+        }
+  EXPECT_THROW(build_work_list({}, shape, {0, 64, 16}, 1), InvalidArgument);
 }
 
 TEST(LaunchPlan, RefusesWhatCannotRunNamingWhy) {

@@ -19,6 +19,7 @@
 #include "cuda/stream.hpp"
 #include "jitgemm/problem.hpp"
 #include "jitgemm/runtime.hpp"
+#include "problem/operand_structure.hpp"
 #include "problem/stored_shape.hpp"
 #include "support/test_support.hpp"
 #include "tune/accuracy_contract.hpp"
@@ -54,9 +55,12 @@ class GpuEnvironment {
 
   // Fills fresh operands (padding NaN, C random or NaN when beta == 0), runs `run` on
   // them, and compares with float64 and the mode's cuBLAS baseline on the same inputs
-  // (SGEMM for fp32 and tf32x3, TF32 for tf32). A symmetric operand (p.structure_a/b) is
-  // filled symmetric, and its upper triangle becomes NaN after cuBLAS ran and before `run`
-  // (which must never read it). `base_offset` floats shift A, B and C from
+  // (SGEMM for fp32 and tf32x3, TF32 for tf32). Structured operands (p.structure_a/b):
+  // the float64 reference and cuBLAS get the dense matrices they stand for (symmetric ones
+  // are filled symmetric; triangular ones zeroed outside their triangle, a unit diagonal
+  // 1), both with p.fill applied to their result; before `run`, everything the structure
+  // does not read becomes NaN (so a kernel that reads it fails). C's padding is NaN and must
+  // stay so (ErrorStats::padding_written). `base_offset` floats shift A, B and C from
   // their (256-byte aligned) allocations: 1 gives bases that are only 4-byte aligned.
   CaseResult run_case(const GemmProblem& p, uint64_t seed, RandomKind kind,
                       const std::function<void(const float* a, const float* b, float* c)>& run,
@@ -65,32 +69,43 @@ class GpuEnvironment {
     const int64_t ra = stored_a.rows, ca = stored_a.cols, rb = stored_b.rows, cb = stored_b.cols;
     const int64_t lda = p.effective_lda(), ldb = p.effective_ldb(), ldc = p.effective_ldc();
     const int64_t off = base_offset;
-    cuda::DeviceBuffer a_mem(4 * (ra * lda + off)), b_mem(4 * (rb * ldb + off)), c0_mem(4 * (p.m * ldc + off)),
-        c_mem(4 * (p.m * ldc + off));
-    cuda::DeviceBuffer a64(8 * ra * lda), b64(8 * rb * ldb), c64(8 * p.m * ldc), scratch(64);
+    cuda::DeviceBuffer a_mem(4 * (ra * lda + off) + 4), b_mem(4 * (rb * ldb + off) + 4),
+        c0_mem(4 * (p.m * ldc + off) + 4), c_mem(4 * (p.m * ldc + off) + 4);
+    cuda::DeviceBuffer a64(8 * ra * lda + 8), b64(8 * rb * ldb + 8), c64(8 * p.m * ldc + 8), scratch(64);
     const CUdeviceptr a = a_mem.get() + 4 * off, b = b_mem.get() + 4 * off, c0 = c0_mem.get() + 4 * off,
                       c = c_mem.get() + 4 * off;
     CUstream s = stream();
-    const bool symmetric_a = p.structure_a == Structure::Symmetric, symmetric_b = p.structure_b == Structure::Symmetric;
-    support_.fill_random(a, ra, ca, lda, seed, kind, symmetric_a, NAN, s);
-    support_.fill_random(b, rb, cb, ldb, seed * 31 + 1, kind, symmetric_b, NAN, s);
+    support_.fill_random(a, ra, ca, lda, seed, kind, is_symmetric(p.structure_a), NAN, s);
+    support_.fill_random(b, rb, cb, ldb, seed * 31 + 1, kind, is_symmetric(p.structure_b), NAN, s);
     if (p.beta == 0.0f)
       support_.fill_value(c0, p.m * ldc, NAN, s);  // beta = 0 must ignore NaN in C
     else
       support_.fill_random(c0, p.m, p.n, ldc, seed * 17 + 5, kind, false, NAN, s);
+    support_.densify(a, ra, ca, lda, p.structure_a, s);
+    support_.densify(b, rb, cb, ldb, p.structure_b, s);
     support_.widen_to_double(a, a64.get(), ra * lda, s);
     support_.widen_to_double(b, b64.get(), rb * ldb, s);
     support_.widen_to_double(c0, c64.get(), p.m * ldc, s);
-    cublas_dgemm(cublas_, p, a64.get(), b64.get(), c64.get(), s);
+    GemmProblem dense = p;  // what cuBLAS computes: the full product, then the fill
+    dense.structure_a = dense.structure_b = Structure::General;
+    dense.fill = Fill::Full;
+    if (p.m > 0 && p.n > 0) {
+      cublas_dgemm(cublas_, dense, a64.get(), b64.get(), c64.get(), s);
+      support_.apply_fill_f64(c64.get(), p.m, p.n, ldc, p.fill, s);
+    }
     auto copy_c0 = [&] {
+      if (p.m == 0) return;
       JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(c, c0, 4 * static_cast<size_t>(p.m * ldc), s), "C0 -> C");
     };
     CaseResult result;
     copy_c0();
-    cublas_sgemm(cublas_, p, a, b, c, s, cublas_baseline(p.precision));
-    result.cublas_error = error(p, c, c64, scratch).rel_error;
-    if (symmetric_a) support_.fill_upper_triangle(a, ra, lda, NAN, s);
-    if (symmetric_b) support_.fill_upper_triangle(b, rb, ldb, NAN, s);
+    if (p.m > 0 && p.n > 0) {
+      cublas_sgemm(cublas_, dense, a, b, c, s, cublas_baseline(p.precision));
+      support_.apply_fill(c, p.m, p.n, ldc, p.fill, s);
+      result.cublas_error = error(p, c, c64, scratch).rel_error;
+    }
+    support_.poison_unread(a, ra, ca, lda, p.structure_a, NAN, s);
+    support_.poison_unread(b, rb, cb, ldb, p.structure_b, NAN, s);
     copy_c0();
     run(reinterpret_cast<const float*>(a), reinterpret_cast<const float*>(b), reinterpret_cast<float*>(c));
     result.ours = error(p, c, c64, scratch);

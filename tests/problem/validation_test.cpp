@@ -71,14 +71,8 @@ std::vector<BadCase> bad_cases() {
        at(kB), at(kC), "structure_a=symmetric needs a square operand, but op(A) is M x K = 64 x 32"},
       {"symmetric B not square", [](GemmProblem& p) { p.structure_b = Structure::Symmetric; p.n = 48; }, at(kA),
        at(kB), at(kC), "structure_b=symmetric needs a square operand, but op(B) is K x N = 64 x 48"},
-      {"lower B", [](GemmProblem& p) { p.structure_b = Structure::Lower; }, at(kA), at(kB), at(kC),
-       "structure_b=lower is not supported yet", true},
-      {"upper fill", [](GemmProblem& p) { p.fill = Fill::Upper; }, at(kA), at(kB), at(kC),
-       "fill=upper is not supported yet", true},
-      {"upper A in tf32x3", [](GemmProblem& p) { p.precision = Precision::TF32x3; p.structure_a = Structure::Upper; },
-       at(kA), at(kB), at(kC), "structure_a=upper is not supported yet", true},
-      {"lower fill in tf32", [](GemmProblem& p) { p.precision = Precision::TF32; p.fill = Fill::Lower; }, at(kA),
-       at(kB), at(kC), "fill=lower is not supported yet", true},
+      {"upper-stored symmetric A not square", [](GemmProblem& p) { p.structure_a = Structure::SymmetricUpper; p.m = 32; },
+       at(kA), at(kB), at(kC), "structure_a=symmetric_upper needs a square operand, but op(A) is M x K = 32 x 64"},
   };
 }
 
