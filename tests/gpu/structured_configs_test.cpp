@@ -62,7 +62,12 @@ TEST_P(StructuredConfigs, EverySampleConfigOnTriangularOperandsAndFills) {
       configs.push_back(mma);
       mma.split_k = 3;  // the split-K reduction applies the fill
       configs.push_back(mma);
-    } else {
+    }
+    // SIMT tiles with the K split that keeps the fp32 contract on small outputs (as served:
+    // shorter FMA chains, the slices added in double), and one more split for the reduction.
+    for (KernelConfig& c : configs)
+      if (c.family() == KernelFamily::Simt) c.split_k = default_split_k(key, c);
+    if (p.precision == Precision::FP32) {
       KernelConfig split = configs.front();
       split.split_k = 4;
       configs.push_back(split);
