@@ -60,7 +60,7 @@ TEST_P(StructuredConfigs, EverySampleConfigOnTriangularOperandsAndFills) {
     if (p.precision != Precision::FP32) {
       KernelConfig mma = mma_representative_sample(key).front();
       configs.push_back(mma);
-      mma.split_k = 3;  // the split-K reduction applies the fill
+      mma.split_k = 4;  // the split-K reduction applies the fill
       configs.push_back(mma);
     }
     // SIMT tiles with the K split that keeps the fp32 contract on small outputs (as served:
