@@ -25,6 +25,7 @@
 #include "cuda/stream.hpp"
 #include "jitgemm/runtime.hpp"
 #include "problem/flop_rate.hpp"
+#include "problem/operand_structure.hpp"
 #include "problem/problem_list.hpp"
 #include "problem/reference_problems.hpp"
 #include "problem/stored_shape.hpp"
@@ -38,8 +39,19 @@ namespace {
 struct BenchRow {
   std::string id;
   GemmProblem problem;
+  std::string baseline;  // "cublas_sgemm", "cublas_tf32", "cublas_strmm_tril", "cublas_tf32_tril"
   double jitgemm_ms = 0, baseline_ms = 0, relerr = 0, baseline_relerr = 0;
 };
+
+// What jitgemm is compared with: the mode's cuBLAS GEMM, and for a triangular A with a fill
+// what a BLAS user would call: cublasStrmm (fp32, tf32x3) or the TF32 GEMM of the dense
+// operands (tf32), then a tril / triu kernel.
+std::string baseline_of(const GemmProblem& p) {
+  const bool triangular = is_triangular(p.structure_a) || is_triangular(p.structure_b);
+  if (!triangular) return cublas_baseline_name(p.precision);
+  if (p.precision == Precision::TF32) return "cublas_tf32_tril";
+  return "cublas_strmm_tril";
+}
 
 // Everything one process shares: context, runtime, cuBLAS, helper kernels, flush buffer.
 struct BenchEnv {
@@ -56,6 +68,13 @@ struct BenchEnv {
 };
 BenchEnv* g_env = nullptr;
 
+// strmm's general operand is B as the dense matrix it stands for.
+GemmProblem dense_b(GemmProblem p) {
+  p.structure_b = Structure::General;
+  p.fill = Fill::Full;
+  return p;
+}
+
 double timed(BenchEnv& env, const std::function<void(CUstream)>& run) {
   const auto& cu = cuda::driver();
   static unsigned value = 0;
@@ -67,26 +86,49 @@ double timed(BenchEnv& env, const std::function<void(CUstream)>& run) {
   return cuda::elapsed_ms(env.start, env.stop);
 }
 
+// Inputs as reference-problems.md draws them: uniform [0, 1), symmetric operands (X + X^T)/2,
+// triangular ones tril(X). jitgemm gets NaN wherever a declared structure does not read; the
+// baselines get what they read (strmm A's triangle, the GEMMs the dense operands).
 void bench_problem(benchmark::State& state, const std::string& id, GemmProblem p) {
   BenchEnv& env = *g_env;
   CUstream s = env.stream.get();
   const int64_t lda = p.effective_lda(), ldb = p.effective_ldb(), ldc = p.effective_ldc();
   const StoredShape sa = stored_shape_a(p), sb = stored_shape_b(p);
   cuda::DeviceBuffer a(4 * sa.rows * lda), b(4 * sb.rows * ldb), c(4 * p.m * ldc);
+  cuda::DeviceBuffer a_dense(4 * sa.rows * lda), b_dense(4 * sb.rows * ldb);
   cuda::DeviceBuffer a64(8 * sa.rows * lda), b64(8 * sb.rows * ldb), c64(8 * p.m * ldc), scratch(64);
   const uint64_t seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  env.support.fill_random(a.get(), sa.rows, sa.cols, lda, seed, RandomKind::Uniform01, id == "symmetric", NAN, s);
-  env.support.fill_random(b.get(), sb.rows, sb.cols, ldb, seed + 7, RandomKind::Uniform01, id == "symmetric", NAN, s);
-  env.support.widen_to_double(a.get(), a64.get(), sa.rows * lda, s);
-  env.support.widen_to_double(b.get(), b64.get(), sb.rows * ldb, s);
-  cublas_dgemm(env.cublas, p, a64.get(), b64.get(), c64.get(), s);
+  const bool symmetric_data = id.rfind("symmetric", 0) == 0;  // the symmetric Model's inputs, declared or not
+  env.support.fill_random(a_dense.get(), sa.rows, sa.cols, lda, seed, RandomKind::Uniform01, symmetric_data, NAN, s);
+  env.support.fill_random(b_dense.get(), sb.rows, sb.cols, ldb, seed + 7, RandomKind::Uniform01, symmetric_data, NAN,
+                          s);
+  env.support.densify(a_dense.get(), sa.rows, sa.cols, lda, p.structure_a, s);
+  env.support.densify(b_dense.get(), sb.rows, sb.cols, ldb, p.structure_b, s);
+  env.support.widen_to_double(a_dense.get(), a64.get(), sa.rows * lda, s);
+  env.support.widen_to_double(b_dense.get(), b64.get(), sb.rows * ldb, s);
+  GemmProblem dense = p;
+  dense.structure_a = dense.structure_b = Structure::General;
+  dense.fill = Fill::Full;
+  cublas_dgemm(env.cublas, dense, a64.get(), b64.get(), c64.get(), s);
+  env.support.apply_fill_f64(c64.get(), p.m, p.n, ldc, p.fill, s);
+  const auto& cu = cuda::driver();
+  JITGEMM_CU(cu.cuMemcpyDtoDAsync(a.get(), a_dense.get(), a.size(), s), "A");
+  JITGEMM_CU(cu.cuMemcpyDtoDAsync(b.get(), b_dense.get(), b.size(), s), "B");
+  env.support.poison_unread(a.get(), sa.rows, sa.cols, lda, p.structure_a, NAN, s);
+  env.support.poison_unread(b.get(), sb.rows, sb.cols, ldb, p.structure_b, NAN, s);
   auto error = [&] { return env.support.error_stats(c.get(), ldc, c64.get(), ldc, p.m, p.n, scratch.get(), s).rel_error; };
   auto run_jitgemm = [&](CUstream st) {
     env.runtime.gemm(p, reinterpret_cast<const float*>(a.get()), reinterpret_cast<const float*>(b.get()),
                      reinterpret_cast<float*>(c.get()), reinterpret_cast<CUstream_st*>(st));
   };
-  const CublasMode baseline = cublas_baseline(p.precision);
-  auto run_cublas = [&](CUstream st) { cublas_sgemm(env.cublas, p, a.get(), b.get(), c.get(), st, baseline); };
+  const std::string baseline = baseline_of(p);
+  auto run_cublas = [&](CUstream st) {
+    if (baseline == "cublas_strmm_tril")
+      cublas_strmm(env.cublas, dense_b(p), a.get(), b_dense.get(), c.get(), st);  // reads A's triangle only
+    else
+      cublas_sgemm(env.cublas, dense, a_dense.get(), b_dense.get(), c.get(), st, cublas_baseline(p.precision));
+    env.support.apply_fill(c.get(), p.m, p.n, ldc, p.fill, st);
+  };
   // Accuracy on poisoned outputs (beta = 0 in the benchmark problems).
   env.support.fill_value(c.get(), p.m * ldc, NAN, s);
   run_jitgemm(s);
@@ -109,7 +151,7 @@ void bench_problem(benchmark::State& state, const std::string& id, GemmProblem p
   state.counters["speedup"] = cublas_median / median;
   state.counters["relerr"] = err;
   state.counters["cublas_relerr"] = cublas_err;
-  env.rows.push_back({id, p, median, cublas_median, err, cublas_err});
+  env.rows.push_back({id, p, baseline, median, cublas_median, err, cublas_err});
 }
 
 std::vector<std::pair<std::string, GemmProblem>> bench_problems() {
@@ -117,6 +159,15 @@ std::vector<std::pair<std::string, GemmProblem>> bench_problems() {
   for (Precision mode : {Precision::FP32, Precision::TF32x3, Precision::TF32})
     for (const auto& r : reference_problems(mode))
       if (r.runnable) list.emplace_back(r.id, r.problem);
+  // The symmetric Model with both operands declared symmetric (the reference row declares B
+  // only); the 4096^3 NN sweep row is the same product declared general, in the same run.
+  for (Precision mode : {Precision::FP32, Precision::TF32x3, Precision::TF32}) {
+    GemmProblem both;
+    both.m = both.n = both.k = 4096;
+    both.precision = mode;
+    both.structure_a = both.structure_b = Structure::Symmetric;
+    list.emplace_back("symmetric_both", both);
+  }
   for (auto& np : load_problem_list(JITGEMM_SOURCE_DIR "/bench/sweep_problems.json"))
     list.emplace_back(np.id, np.problem);
   GemmProblem big;
@@ -138,7 +189,7 @@ void write_results(const BenchEnv& env) {
   for (const auto& r : env.rows)
     j["rows"].push_back({{"problem", r.id}, {"mode", std::string(to_string(r.problem.precision))},
                          {"m", r.problem.m}, {"n", r.problem.n}, {"k", r.problem.k},
-                         {"jitgemm_ms", r.jitgemm_ms}, {"baseline", cublas_baseline_name(r.problem.precision)},
+                         {"jitgemm_ms", r.jitgemm_ms}, {"baseline", r.baseline},
                          {"baseline_ms", r.baseline_ms},
                          {"speedup", r.baseline_ms / r.jitgemm_ms}, {"relerr", r.relerr},
                          {"baseline_relerr", r.baseline_relerr}, {"described", r.problem.to_string()}});
@@ -148,11 +199,11 @@ void write_results(const BenchEnv& env) {
   std::ofstream file(path);
   file << j.dump(2) << "\n";
   if (!file.flush()) fmt::print(stderr, "jitgemm-bench: could not write {}\n", path);
-  fmt::print("\nwrote {}\n\n{:<28} {:>6} {:>11} {:>10} {:>8} {:>9} {:>10} {:>10}\n", path, "problem", "mode",
-             "jitgemm ms", "base ms", "speedup", "TFLOP/s", "relerr", "base err");
+  fmt::print("\nwrote {}\n\n{:<28} {:>6} {:>11} {:>18} {:>10} {:>8} {:>9} {:>10} {:>10}\n", path, "problem", "mode",
+             "jitgemm ms", "baseline", "base ms", "speedup", "TFLOP/s", "relerr", "base err");
   for (const auto& r : env.rows)
-    fmt::print("{:<28} {:>6} {:>11.3f} {:>10.3f} {:>7.2f}x {:>9.1f} {:>10.2e} {:>10.2e}\n", r.id,
-               to_string(r.problem.precision), r.jitgemm_ms, r.baseline_ms, r.baseline_ms / r.jitgemm_ms,
+    fmt::print("{:<28} {:>6} {:>11.3f} {:>18} {:>10.3f} {:>7.2f}x {:>9.1f} {:>10.2e} {:>10.2e}\n", r.id,
+               to_string(r.problem.precision), r.jitgemm_ms, r.baseline, r.baseline_ms, r.baseline_ms / r.jitgemm_ms,
                tflops(r.problem, r.jitgemm_ms), r.relerr, r.baseline_relerr);
 }
 

@@ -53,6 +53,9 @@ GemmProblem problem_from_json(const json& j, const std::string& where) {
   p.alpha = number(j, "alpha", where, 1.0f);
   p.beta = number(j, "beta", where, 0.0f);
   p.precision = parse_precision(text(j, "precision", where, "fp32"), where + ".precision");
+  p.structure_a = parse_structure(text(j, "structure_a", where, "general"), where + ".structure_a");
+  p.structure_b = parse_structure(text(j, "structure_b", where, "general"), where + ".structure_b");
+  p.fill = parse_fill(text(j, "fill", where, "full"), where + ".fill");
   return p;
 }
 

@@ -20,13 +20,18 @@ std::vector<ReferenceProblem> reference_problems(Precision precision) {
     p.structure_b = Structure::Symmetric;
     return p;
   };
+  auto lowertri = [](GemmProblem p) {
+    p.structure_a = p.structure_b = Structure::Lower;
+    p.fill = Fill::Lower;
+    return p;
+  };
   return {
       {"largeK", dense(256, 256, 524288, Op::N, Op::N), false,
        "needs split-K with a deterministic reduction (not in this version)"},
       {"symmetric", symmetric_b(dense(4096, 4096, 4096, Op::N, Op::N)), true,
        "A read in place, B declared symmetric (lower triangle read)"},
-      {"lowertri", dense(4096, 4096, 4096, Op::N, Op::N), false,
-       "needs triangular operands and a lower fill (not in this version)"},
+      {"lowertri", lowertri(dense(4096, 4096, 4096, Op::N, Op::N)), true,
+       "tril(A B), A and B lower triangular: triangular work only"},
       // A is stored K x M: op(A) = A^T read in place.
       {"transA", dense(2048, 4096, 8192, Op::T, Op::N), true, "general product with op(A) = T"},
   };

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "jitgemm/error.hpp"
+#include "problem/operand_structure.hpp"
 
 namespace jitgemm {
 namespace {
@@ -74,6 +75,25 @@ void cublas_sgemm(const CublasHandle& handle, const GemmProblem& p, CUdeviceptr 
                      CUDA_R_32F, c.ld_first, reinterpret_cast<const void*>(a), CUDA_R_32F, c.ld_second, &p.beta,
                      reinterpret_cast<void*>(c_ptr), CUDA_R_32F, c.ldc, compute, CUBLAS_GEMM_DEFAULT),
         mode == CublasMode::Tf32 ? "cublasGemmEx[TF32]" : "cublasGemmEx[SGEMM]", p.to_string());
+}
+
+void cublas_strmm(const CublasHandle& handle, const GemmProblem& p, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c_ptr,
+                  CUstream stream) {
+  if (!is_triangular(p.structure_a) || p.m != p.k || p.trans_b != Op::N || p.beta != 0.0f)
+    throw InvalidArgument(fmt::format("cublas_strmm({}): needs a square triangular A, trans_b = N and beta = 0",
+                                      p.to_string()));
+  // Column-major, C^T (N x M) = B^T op(A)^T: side right; the row-major A read column-major is
+  // A^T, so a lower-stored A is an upper column-major one, used with the problem's op.
+  const cublasFillMode_t uplo =
+      stored_triangle(p.structure_a) == Triangle::Lower ? CUBLAS_FILL_MODE_UPPER : CUBLAS_FILL_MODE_LOWER;
+  const cublasDiagType_t diag = has_unit_diagonal(p.structure_a) ? CUBLAS_DIAG_UNIT : CUBLAS_DIAG_NON_UNIT;
+  check(cublasSetStream(handle.get(), reinterpret_cast<cudaStream_t>(stream)), "cublasSetStream", "");
+  check(cublasStrmm(handle.get(), CUBLAS_SIDE_RIGHT, uplo, to_cublas(p.trans_a), diag, static_cast<int>(p.n),
+                    static_cast<int>(p.m), &p.alpha, reinterpret_cast<const float*>(a),
+                    static_cast<int>(p.effective_lda()), reinterpret_cast<const float*>(b),
+                    static_cast<int>(p.effective_ldb()), reinterpret_cast<float*>(c_ptr),
+                    static_cast<int>(p.effective_ldc())),
+        "cublasStrmm", p.to_string());
 }
 
 }  // namespace jitgemm

@@ -47,4 +47,11 @@ void cublas_dgemm(const CublasHandle& handle, const GemmProblem& p, CUdeviceptr 
 void cublas_sgemm(const CublasHandle& handle, const GemmProblem& p, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c,
                   CUstream stream, CublasMode mode = CublasMode::Sgemm);
 
+// C = alpha * op(A) op(B) with cublasStrmm (out of place), for op(A) triangular (structure_a
+// Lower, Upper or a unit-diagonal one; square) and op(B) = B general (trans_b = N; strmm reads
+// all of it): the BLAS baseline of a triangular product. Only A's stored triangle is read.
+// Throws InvalidArgument for a problem strmm cannot compute.
+void cublas_strmm(const CublasHandle& handle, const GemmProblem& p, CUdeviceptr a, CUdeviceptr b, CUdeviceptr c,
+                  CUstream stream);
+
 }  // namespace jitgemm
