@@ -1,9 +1,15 @@
 // The C ABI: status codes plus a thread-local message; never an exception across it.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
+#include <vector>
 
+#include "cuda/context.hpp"
+#include "cuda/device_buffer.hpp"
 #include "jitgemm/jitgemm.h"
+#include "jitgemm/problem.hpp"
+#include "support/structured_host.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -45,9 +51,114 @@ TEST(CApi, CreateFailsCleanlyWithoutAGpuAndValidatesWithOne) {
   EXPECT_NE(std::string(jitgemm_last_error()).find("M=-1 must be >= 0"), std::string::npos);
   p = jitgemm_problem_default(0, 8, 8);  // an empty C: nothing is touched (BLAS)
   EXPECT_EQ(jitgemm_gemm(runtime, &p, nullptr, nullptr, nullptr, nullptr), JITGEMM_SUCCESS) << jitgemm_last_error();
+  // Structure values past the last one are invalid, on either operand; 4 is symmetric_upper.
   p = jitgemm_problem_default(8, 8, 8);
-  p.structure_a = JITGEMM_STRUCTURE_LOWER;
-  EXPECT_EQ(jitgemm_gemm(runtime, &p, fake, fake + 1024, fake + 4096, nullptr), JITGEMM_NOT_SUPPORTED);
+  p.structure_a = static_cast<jitgemm_structure>(7);
+  EXPECT_EQ(jitgemm_gemm(runtime, &p, fake, fake + 1024, fake + 4096, nullptr), JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("structure_a: unknown structure value"), std::string::npos)
+      << jitgemm_last_error();
+  p = jitgemm_problem_default(8, 8, 8);
+  p.structure_b = static_cast<jitgemm_structure>(7);
+  EXPECT_EQ(jitgemm_gemm(runtime, &p, fake, fake + 1024, fake + 4096, nullptr), JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("structure_b: unknown structure value"), std::string::npos)
+      << jitgemm_last_error();
+  p = jitgemm_problem_default(8, 6, 8);
+  p.structure_b = JITGEMM_STRUCTURE_SYMMETRIC_UPPER;
+  EXPECT_EQ(jitgemm_gemm(runtime, &p, fake, fake + 1024, fake + 4096, nullptr), JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("structure_b=symmetric_upper needs a square operand"),
+            std::string::npos)
+      << jitgemm_last_error();
+  EXPECT_EQ(jitgemm_destroy(runtime), JITGEMM_SUCCESS);
+}
+
+// The C enums have the values of the C++ ones (problem.hpp), in the same order.
+static_assert(JITGEMM_STRUCTURE_GENERAL == static_cast<int>(jitgemm::Structure::General));
+static_assert(JITGEMM_STRUCTURE_SYMMETRIC == static_cast<int>(jitgemm::Structure::Symmetric));
+static_assert(JITGEMM_STRUCTURE_LOWER == static_cast<int>(jitgemm::Structure::Lower));
+static_assert(JITGEMM_STRUCTURE_UPPER == static_cast<int>(jitgemm::Structure::Upper));
+static_assert(JITGEMM_STRUCTURE_SYMMETRIC_UPPER == 4 &&
+              JITGEMM_STRUCTURE_SYMMETRIC_UPPER == static_cast<int>(jitgemm::Structure::SymmetricUpper));
+static_assert(JITGEMM_STRUCTURE_LOWER_UNIT == 5 &&
+              JITGEMM_STRUCTURE_LOWER_UNIT == static_cast<int>(jitgemm::Structure::LowerUnit));
+static_assert(JITGEMM_STRUCTURE_UPPER_UNIT == 6 &&
+              JITGEMM_STRUCTURE_UPPER_UNIT == static_cast<int>(jitgemm::Structure::UpperUnit));
+static_assert(JITGEMM_FILL_FULL == static_cast<int>(jitgemm::Fill::Full));
+static_assert(JITGEMM_FILL_LOWER == static_cast<int>(jitgemm::Fill::Lower));
+static_assert(JITGEMM_FILL_UPPER == static_cast<int>(jitgemm::Fill::Upper));
+
+// Every structure value reaches the product as its C++ structure: the unread triangle (and
+// a unit diagonal) hold NaN, the result matches float64 of the dense operands, with the fill.
+TEST(CApi, EveryStructureValueMapsToItsStructure) {
+  JITGEMM_REQUIRE_GPU();
+  jitgemm_runtime runtime = nullptr;
+  const std::string db_path = jitgemm::testing::temp_dir("c-api-structure") + "/tuning.json";
+  ASSERT_EQ(jitgemm_create(&runtime, 0, db_path.c_str(), jitgemm::testing::temp_dir("c-api-structure-cache").c_str()),
+            JITGEMM_SUCCESS)
+      << jitgemm_last_error();
+  jitgemm::cuda::PrimaryContext context(0);
+  context.make_current();
+  int checked = 0;
+  for (int value = 0; value <= 6; ++value)
+    for (jitgemm_op trans : {JITGEMM_OP_N, JITGEMM_OP_T}) {
+      jitgemm_problem p = jitgemm_problem_default(11, 6, 9);
+      p.structure_a = static_cast<jitgemm_structure>(value);
+      p.structure_b = static_cast<jitgemm_structure>((value + 3) % 7);
+      p.trans_a = trans;
+      p.trans_b = trans == JITGEMM_OP_N ? JITGEMM_OP_T : JITGEMM_OP_N;
+      p.fill = static_cast<jitgemm_fill>(value % 3);
+      p.alpha = 0.75f;
+      p.beta = 0.5f;
+      jitgemm::GemmProblem q;  // the same problem in C++ terms, for the reference
+      q.structure_a = static_cast<jitgemm::Structure>(value);
+      q.structure_b = static_cast<jitgemm::Structure>((value + 3) % 7);
+      if (jitgemm::is_symmetric(q.structure_a)) p.k = p.m;
+      if (jitgemm::is_symmetric(q.structure_b)) p.n = p.k;
+      p.ldc = p.n + 2;  // padded: columns n, n + 1 must stay
+      q.m = p.m, q.n = p.n, q.k = p.k, q.ldc = p.ldc, q.alpha = p.alpha, q.beta = p.beta;
+      q.trans_a = trans == JITGEMM_OP_N ? jitgemm::Op::N : jitgemm::Op::T;
+      q.trans_b = trans == JITGEMM_OP_N ? jitgemm::Op::T : jitgemm::Op::N;
+      q.fill = static_cast<jitgemm::Fill>(value % 3);
+      SCOPED_TRACE(q.to_string());
+      auto operand = [](const jitgemm::StoredShape& shape, int64_t ld, jitgemm::Structure s, int salt) {
+        std::vector<float> x(static_cast<size_t>(shape.rows * ld), NAN);
+        for (int64_t i = 0; i < shape.rows; ++i)
+          for (int64_t j = 0; j < shape.cols; ++j)
+            if (jitgemm::testing::reads(s, i, j))
+              x[static_cast<size_t>(i * ld + j)] = static_cast<float>((i * 37 + j * 11 + salt) % 19 - 9) / 8.0f;
+        return x;
+      };
+      const std::vector<float> a = operand(jitgemm::stored_shape_a(q), q.effective_lda(), q.structure_a, 1);
+      const std::vector<float> b = operand(jitgemm::stored_shape_b(q), q.effective_ldb(), q.structure_b, 5);
+      std::vector<float> c0(static_cast<size_t>(q.m * q.ldc));
+      for (size_t i = 0; i < c0.size(); ++i) c0[i] = static_cast<float>(i % 13) - 6.0f;
+      for (int64_t i = 0; i < q.m; ++i)  // C is not read outside the kept part
+        for (int64_t j = 0; j < q.n; ++j)
+          if (!jitgemm::testing::kept(q.fill, i, j)) c0[static_cast<size_t>(i * q.ldc + j)] = NAN;
+      const std::vector<double> expected = jitgemm::testing::host_reference(q, a, b, c0);
+      jitgemm::cuda::DeviceBuffer a_dev(sizeof(float) * a.size()), b_dev(sizeof(float) * b.size()),
+          c_dev(sizeof(float) * c0.size());
+      a_dev.copy_from_host(a.data(), a_dev.size());
+      b_dev.copy_from_host(b.data(), b_dev.size());
+      c_dev.copy_from_host(c0.data(), c_dev.size());
+      ASSERT_EQ(jitgemm_gemm(runtime, &p, a_dev.as<float>(), b_dev.as<float>(), c_dev.as<float>(), nullptr),
+                JITGEMM_SUCCESS)
+          << jitgemm_last_error();
+      const std::vector<float> c = c_dev.to_host_vector<float>(c0.size());
+      for (int64_t i = 0; i < q.m; ++i)
+        for (int64_t j = 0; j < q.ldc; ++j) {
+          const size_t at = static_cast<size_t>(i * q.ldc + j);
+          if (j >= q.n) {  // padding: untouched
+            EXPECT_EQ(c[at], c0[at]) << "padding C[" << i << "][" << j << "]";
+            continue;
+          }
+          if (!jitgemm::testing::kept(q.fill, i, j))
+            EXPECT_EQ(c[at], 0.0f) << "C[" << i << "][" << j << "] outside the fill";
+          else
+            EXPECT_NEAR(c[at], expected[at], 1e-4 * (1.0 + std::abs(expected[at]))) << "C[" << i << "][" << j << "]";
+          ++checked;
+        }
+    }
+  EXPECT_GT(checked, 500);
   EXPECT_EQ(jitgemm_destroy(runtime), JITGEMM_SUCCESS);
 }
 

@@ -73,6 +73,15 @@ std::vector<BadCase> bad_cases() {
        at(kB), at(kC), "structure_b=symmetric needs a square operand, but op(B) is K x N = 64 x 48"},
       {"upper-stored symmetric A not square", [](GemmProblem& p) { p.structure_a = Structure::SymmetricUpper; p.m = 32; },
        at(kA), at(kB), at(kC), "structure_a=symmetric_upper needs a square operand, but op(A) is M x K = 32 x 64"},
+      {"symmetric_upper B not square in tf32", [](GemmProblem& p) {
+         p.precision = Precision::TF32; p.structure_b = Structure::SymmetricUpper; p.k = 65; p.fill = Fill::Lower;
+       }, at(kA), at(kB), at(kC), "structure_b=symmetric_upper needs a square operand, but op(B) is K x N = 65 x 64"},
+      {"symmetric A of K = 0", [](GemmProblem& p) { p.structure_a = Structure::Symmetric; p.k = 0; }, at(kA), at(kB),
+       at(kC), "structure_a=symmetric needs a square operand, but op(A) is M x K = 64 x 0"},
+      {"lower_unit A, misaligned B", [](GemmProblem& p) { p.structure_a = Structure::LowerUnit; }, at(kA),
+       at(kB + 2), at(kC), "B=0x20000002 is not 4-byte aligned"},
+      {"upper fill, C aliases A", [](GemmProblem& p) { p.fill = Fill::Upper; }, at(kA), at(kB), at(kA),
+       "C overlaps A"},
   };
 }
 
