@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, run the GPU tests, tune the reference problems and
 # the sweep, run the benchmark (jitgemm and cuBLAS side by side) and print the table.
-# Usage: bash bench/device-run.sh [all|test|tune|sweep|bench|sass]...   (default: all)
+# Usage: bash bench/device-run.sh [all|test|tune|structured|sweep|bench|sass]...   (default: all)
+# structured tunes bench/structured_problems.json (lowertri and symmetric_both in every mode)
 # sweep tunes the shapes of bench/sweep_problems.json up to 300 GFLOP (8192^3 is served by the
 # nearest record, 4096^3)
 # Logs, bench/results/<gpu>.json and the tuning database are copied to $OUT when set.
@@ -32,6 +33,11 @@ if want tune; then
     build/jitgemm-tune --reference --precision $mode --jobs 16 2>>"$out/tune-progress.log" | tee -a "$out/tune.log" \
       | grep -v "^skipping" || status=1
   done
+fi
+if want structured; then
+  echo "== tune the structured problems"
+  build/jitgemm-tune --problems bench/structured_problems.json --jobs 16 2>>"$out/tune-progress.log" \
+    | tee -a "$out/tune.log" | tail -10 || status=1
 fi
 if want sweep; then
   echo "== tune the sweep"
