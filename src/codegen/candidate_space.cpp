@@ -24,11 +24,14 @@ ProblemKey with_precision(ProblemKey key, Precision precision) {
   return key;
 }
 
-// tf32 outputs of at most 2^16 elements where the tensor cores do not pay: cuBLAS's TF32 error
-// there falls to ~3e-8, below what even the tf32x3 kernel's dropped small products allow (H200:
-// 1.3e-7 .. 1.8e-7 against a bound of 1.0e-7 .. 1.2e-7 at M = 1), so the untuned kernel is fp32.
-bool tf32_needs_fp32(const ProblemKey& key) {
-  return key.precision == Precision::TF32 && !tensor_cores_pay(key) && key.m * key.n <= (int64_t{1} << 16);
+// Tensor-core outputs of at most 2^16 elements where the tensor cores do not pay: cuBLAS's TF32
+// error there falls to ~3e-8, below what even the tf32x3 kernel's dropped small products allow
+// (H200: 1.3e-7 .. 1.8e-7 against a bound of 1.0e-7 .. 1.2e-7 at M = 1), and a tf32x3 output of a
+// few elements, each one product or a few (K = 1, or a triangular operand's corner) that
+// cancels against beta C, misses float32's error by the dropped small·small term (H200: 5.5e-7
+// and 9.4e-7 against 2.4e-7 at 1x1x65 and 1x1000x1): the untuned kernel is fp32 for both.
+bool small_needs_fp32(const ProblemKey& key) {
+  return key.precision != Precision::FP32 && !tensor_cores_pay(key) && key.m * key.n <= (int64_t{1} << 16);
 }
 
 }  // namespace
@@ -55,7 +58,7 @@ std::vector<KernelConfig> tuning_candidates(const ProblemKey& key, const StaticL
   std::vector<KernelConfig> out = candidate_space(key, limits);
   for (Precision p : mma_precisions(key))
     for (const KernelConfig& c : mma_candidate_space(with_precision(key, p), limits)) out.push_back(c);
-  if (key.precision == Precision::TF32 && !tensor_cores_pay(key))
+  if (key.precision != Precision::FP32 && !tensor_cores_pay(key))
     for (const KernelConfig& c : candidate_space(with_precision(key, Precision::FP32), limits)) out.push_back(c);
   return out;
 }
@@ -67,13 +70,13 @@ std::vector<KernelConfig> tuning_sample(const ProblemKey& key) {
       c.split_k = default_split_k(key, c);  // the sample's tiles with the split that keeps the contract
       out.push_back(c);
     }
-  if (key.precision == Precision::TF32 && !tensor_cores_pay(key))
+  if (key.precision != Precision::FP32 && !tensor_cores_pay(key))
     out.push_back(default_config(with_precision(key, Precision::FP32)));
   return out;
 }
 
 KernelConfig untuned_config(const ProblemKey& key) {
-  if (tf32_needs_fp32(key)) return default_config(with_precision(key, Precision::FP32));
+  if (small_needs_fp32(key)) return default_config(with_precision(key, Precision::FP32));
   const std::vector<Precision> mma = mma_precisions(key);
   if (mma.empty()) return default_config(key);
   return mma_default_config(with_precision(key, mma.front()));  // tf32: the tf32x3 kernel (see mma_precisions)

@@ -38,9 +38,10 @@ bool tensor_cores_pay(const ProblemKey& key);
 
 // Everything the tuner compiles and times for a problem: candidate_space(key), plus, for a
 // tf32x3 / tf32 problem where !tensor_cores_pay(key), the mma.sync family of its mode
-// (mma_candidate_space), and for tf32 also the tf32x3 one and the fp32 SIMT space: on those
-// shapes cuBLAS's TF32 mode computes in FP32, so the tf32 contract (4 x its error) asks for
-// FP32 accuracy, which the tuner's verification decides.
+// (mma_candidate_space), for tf32 also the tf32x3 one, and for both the fp32 SIMT space: on
+// those shapes cuBLAS's TF32 mode computes in FP32, so the tf32 contract (4 x its error) asks
+// for FP32 accuracy, and a tf32x3 output of a few elements can miss float32's error by the
+// dropped small products; the tuner's verification decides.
 std::vector<KernelConfig> tuning_candidates(const ProblemKey& key, const StaticLimits& limits = {});
 // The CI-sized version (jitgemm-tune --sample): representative_sample(key), plus, where the
 // mma.sync family is added above, mma_representative_sample of those precisions with the

@@ -87,14 +87,15 @@ TEST(JitgemmTune, CompileOnlyPrintsResourcesOfTheSample) {
 }
 
 TEST(JitgemmTune, CompileOnlySampleOfASmallTensorCoreProblemHasTheMmaKernels) {
-  // 64^3 is too small for the wgmma kernels to pay: the mma.sync family of the mode joins them.
+  // 64^3 is too small for the wgmma kernels to pay: the mma.sync family of the mode joins them,
+  // and the fp32 SIMT kernel (a few thousand outputs: float32's accuracy, candidate_space.hpp).
   const std::string cache = std::string(JITGEMM_BINARY_DIR) + "/test-tune-cache";
   const ToolRun r =
       run_tool("--m 64 --n 64 --k 64 --lda 67 --precision tf32x3 --compile-only --sample --jobs 2 --cache-dir " + cache);
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("jitgemm_mma_tf32x3_64x64x32_w2x2_s3_a32_k1_g8_NN_v1v4v4"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("jitgemm_wgmma_tf32x3_"), std::string::npos) << r.output;
-  EXPECT_EQ(r.output.find("simt_fp32"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("simt_fp32"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("0 unusable"), std::string::npos) << r.output;
 }
 
