@@ -1,8 +1,10 @@
 // jitgemm-bench: jitgemm (as served by the Runtime from the tuning database) and cuBLAS
-// side by side in one process, for the reference problems and a size sweep. Each
-// iteration times one jitgemm and one cuBLAS run with events after an L2 flush, on fresh
-// random data checked against a float64 reference. Counters: medians in ms, TFLOP/s,
-// speedup over cuBLAS and both errors. Also writes bench/results/<gpu>.json.
+// side by side in one process, for the reference problems (lowertri against cublasStrmm or
+// the TF32 GEMM, each followed by a tril kernel), the symmetric Model with both operands
+// declared symmetric and declared general, and a size sweep. Each iteration times one
+// jitgemm and one baseline run with events after an L2 flush, on fresh random data checked
+// against a float64 reference. Counters: medians in ms, TFLOP/s, speedup over the baseline
+// and both errors. Also writes bench/results/<gpu>.json (each row names its baseline).
 #include <benchmark/benchmark.h>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -43,14 +45,20 @@ struct BenchRow {
   double jitgemm_ms = 0, baseline_ms = 0, relerr = 0, baseline_relerr = 0;
 };
 
-// What jitgemm is compared with: the mode's cuBLAS GEMM, and for a triangular A with a fill
-// what a BLAS user would call: cublasStrmm (fp32, tf32x3) or the TF32 GEMM of the dense
-// operands (tf32), then a tril / triu kernel.
+// What jitgemm is compared with: the mode's cuBLAS GEMM on the dense operands, and for a
+// triangular A what a BLAS user would call instead: cublasStrmm in fp32 (the fp32 and tf32x3
+// rows; the tf32 rows keep the TF32 GEMM, strmm has no tensor-core mode). A fill follows as
+// a tril / triu kernel, timed with the baseline and named in it: "cublas_strmm_tril",
+// "cublas_tf32_tril". Where strmm cannot compute the product (A not square and triangular,
+// op(B) transposed, beta != 0) the GEMM stands in.
+bool strmm_baseline(const GemmProblem& p) {
+  return p.precision != Precision::TF32 && is_triangular(p.structure_a) && p.m == p.k && p.trans_b == Op::N &&
+         p.beta == 0.0f;
+}
+
 std::string baseline_of(const GemmProblem& p) {
-  const bool triangular = is_triangular(p.structure_a) || is_triangular(p.structure_b);
-  if (!triangular) return cublas_baseline_name(p.precision);
-  if (p.precision == Precision::TF32) return "cublas_tf32_tril";
-  return "cublas_strmm_tril";
+  const char* fill = p.fill == Fill::Lower ? "_tril" : p.fill == Fill::Upper ? "_triu" : "";
+  return fmt::format("{}{}", strmm_baseline(p) ? "cublas_strmm" : cublas_baseline_name(p.precision), fill);
 }
 
 // Everything one process shares: context, runtime, cuBLAS, helper kernels, flush buffer.
@@ -121,9 +129,9 @@ void bench_problem(benchmark::State& state, const std::string& id, GemmProblem p
     env.runtime.gemm(p, reinterpret_cast<const float*>(a.get()), reinterpret_cast<const float*>(b.get()),
                      reinterpret_cast<float*>(c.get()), reinterpret_cast<CUstream_st*>(st));
   };
-  const std::string baseline = baseline_of(p);
+  const bool strmm = strmm_baseline(p);
   auto run_cublas = [&](CUstream st) {
-    if (baseline == "cublas_strmm_tril")
+    if (strmm)
       cublas_strmm(env.cublas, dense_b(p), a.get(), b_dense.get(), c.get(), st);  // reads A's triangle only
     else
       cublas_sgemm(env.cublas, dense, a_dense.get(), b_dense.get(), c.get(), st, cublas_baseline(p.precision));
@@ -151,7 +159,7 @@ void bench_problem(benchmark::State& state, const std::string& id, GemmProblem p
   state.counters["speedup"] = cublas_median / median;
   state.counters["relerr"] = err;
   state.counters["cublas_relerr"] = cublas_err;
-  env.rows.push_back({id, p, baseline, median, cublas_median, err, cublas_err});
+  env.rows.push_back({id, p, baseline_of(p), median, cublas_median, err, cublas_err});
 }
 
 std::vector<std::pair<std::string, GemmProblem>> bench_problems() {
@@ -159,14 +167,18 @@ std::vector<std::pair<std::string, GemmProblem>> bench_problems() {
   for (Precision mode : {Precision::FP32, Precision::TF32x3, Precision::TF32})
     for (const auto& r : reference_problems(mode))
       if (r.runnable) list.emplace_back(r.id, r.problem);
-  // The symmetric Model with both operands declared symmetric (the reference row declares B
-  // only); the 4096^3 NN sweep row is the same product declared general, in the same run.
+  // The symmetric Model declared two ways, next to each other in the same run and on the same
+  // kind of inputs (both symmetric): both operands declared symmetric (the reference row
+  // declares B only), and the same product declared general. Declaring a structure must never
+  // make a product slower than declaring it general.
   for (Precision mode : {Precision::FP32, Precision::TF32x3, Precision::TF32}) {
-    GemmProblem both;
-    both.m = both.n = both.k = 4096;
-    both.precision = mode;
+    GemmProblem general;
+    general.m = general.n = general.k = 4096;
+    general.precision = mode;
+    GemmProblem both = general;
     both.structure_a = both.structure_b = Structure::Symmetric;
     list.emplace_back("symmetric_both", both);
+    list.emplace_back("symmetric_general", general);
   }
   for (auto& np : load_problem_list(JITGEMM_SOURCE_DIR "/bench/sweep_problems.json"))
     list.emplace_back(np.id, np.problem);

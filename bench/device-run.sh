@@ -2,7 +2,8 @@
 # One call on the GPU machine: build, run the GPU tests, tune the reference problems and
 # the sweep, run the benchmark (jitgemm and cuBLAS side by side) and print the table.
 # Usage: bash bench/device-run.sh [all|test|tune|structured|sweep|bench|sass]...   (default: all)
-# structured tunes bench/structured_problems.json (lowertri and symmetric_both in every mode)
+# structured tunes bench/structured_problems.json (lowertri and symmetric_both in every mode;
+# the bench rows of those problems run untuned without it)
 # sweep tunes the shapes of bench/sweep_problems.json up to 300 GFLOP (8192^3 is served by the
 # nearest record, 4096^3)
 # Logs, bench/results/<gpu>.json and the tuning database are copied to $OUT when set.
@@ -47,7 +48,8 @@ fi
 if want bench; then
   echo "== bench"
   build/jitgemm-bench --benchmark_out="$out/bench.json" --benchmark_out_format=json >"$out/bench.log" 2>&1 || status=1
-  tail -16 "$out/bench.log"
+  # The whole table (every row, from the "wrote" line on); the last lines if it never got there.
+  if grep -q "^wrote " "$out/bench.log"; then sed -n '/^wrote /,$p' "$out/bench.log"; else tail -16 "$out/bench.log"; fi
 fi
 if want sass; then
   echo "== SASS of the tf32x3 default kernel (nvcc on the rendered source, cuobjdump)"
