@@ -5,7 +5,8 @@
 // output fill, alpha/beta in {1, 0}, {-0.5, 1}, {0.75, 0.25}, padded and unaligned leading
 // dimensions, uniform, signed-normal and wide-exponent data. run_case (gpu_fixture.hpp) fills
 // the unread part of each operand (other triangle, unit diagonal) with NaN before the call and
-// checks against float64 of the dense operands with the fill applied, C's padding untouched.
+// checks against float64 of the dense operands with the fill applied, C's padding untouched
+// (ErrorStats::padding_written).
 // symmetric_both_test.cpp and structured_edge_cases_test.cpp check the rest of issue 11.
 #include <gtest/gtest.h>
 
@@ -133,9 +134,9 @@ TEST_P(StructuredProducts, EveryStructureOpFillAndSizeAgainstFloat64) {
     both += p.structure_a != Structure::General && p.structure_b != Structure::General;
     EXPECT_TRUE(r.ours.passes(r.tolerance))
         << fmt::format("case {}: {} ({} data): error {:.3g} (cuBLAS {:.3g}, tolerance {:.3g}), {} unwritten, {} "
-                       "NaN/Inf mismatches",
+                       "NaN/Inf mismatches, {} padding writes",
                        count - 1, p.to_string(), kind_name(tc.kind), r.ours.rel_error, r.cublas_error, r.tolerance,
-                       r.ours.unwritten, r.ours.mismatched);
+                       r.ours.unwritten, r.ours.mismatched, r.ours.padding_written);
     failures += !r.ours.passes(r.tolerance);
   }
   std::printf("[ info ] %s: %d structured cases (%d with a trapezoidal operand, %d with both operands structured, "
