@@ -114,9 +114,7 @@ void bench_problem(benchmark::State& state, const std::string& id, GemmProblem p
   env.support.densify(b_dense.get(), sb.rows, sb.cols, ldb, p.structure_b, s);
   env.support.widen_to_double(a_dense.get(), a64.get(), sa.rows * lda, s);
   env.support.widen_to_double(b_dense.get(), b64.get(), sb.rows * ldb, s);
-  GemmProblem dense = p;
-  dense.structure_a = dense.structure_b = Structure::General;
-  dense.fill = Fill::Full;
+  const GemmProblem dense = dense_problem(p);
   cublas_dgemm(env.cublas, dense, a64.get(), b64.get(), c64.get(), s);
   env.support.apply_fill_f64(c64.get(), p.m, p.n, ldc, p.fill, s);
   const auto& cu = cuda::driver();

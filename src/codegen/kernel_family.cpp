@@ -56,8 +56,7 @@ LaunchGeometry launch_geometry(const KernelConfig& c, int64_t m, int64_t n, int6
 
 std::string structure_constants(const KernelSpecialization& s, bool transposed_c) {
   const Triangle fill = transposed_c ? transposed(s.fill) : s.fill;
-  return fmt::format("constexpr int FILL = {}, WORK_LIST = {};\n",
-                     fill == Triangle::Lower ? 1 : fill == Triangle::Upper ? 2 : 0, s.work_list ? 1 : 0);
+  return fmt::format("constexpr int FILL = {}, WORK_LIST = {};\n", triangle_code(fill), s.work_list ? 1 : 0);
 }
 
 }  // namespace jitgemm

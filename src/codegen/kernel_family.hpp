@@ -118,7 +118,7 @@ class KernelFamilyRules {
 // What a problem key fixes at compile time: its transposes, vector widths, the fill, and
 // whether its structure leaves tiles that need less than all of K (a work list).
 inline KernelSpecialization specialization_of(const ProblemKey& key) noexcept {
-  const ProductTriangles t = product_triangles(key.structure_a, key.trans_a, key.structure_b, key.trans_b, key.fill);
+  const ProductTriangles t = product_triangles(key);
   return {key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c, t.c, t.any()};
 }
 

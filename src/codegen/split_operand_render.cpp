@@ -27,7 +27,7 @@ RenderedKernel render_split_operand(int planes, bool transpose, int vec, Structu
     throw InvalidArgument(fmt::format("render_split_operand: vec={} must be 1 or 4", vec));
   RenderedKernel out;
   // SYMMETRIC / TRIANGLE: 1 the stored lower triangle is read, 2 the upper one.
-  const int triangle = stored_triangle(structure) == Triangle::Lower ? 1 : stored_triangle(structure) == Triangle::Upper ? 2 : 0;
+  const int triangle = triangle_code(stored_triangle(structure));
   const int symmetric = is_symmetric(structure) ? triangle : 0;
   const int triangular = is_triangular(structure) ? triangle : 0;
   const int unit = has_unit_diagonal(structure) ? 1 : 0;

@@ -27,9 +27,6 @@ CompiledModule compile_reducer(const Compiler& compiler, const TemplateStore& te
 
 CUdeviceptr at(CUdeviceptr workspace, const WorkspaceRegion& r) { return workspace + r.offset; }
 
-// The FILL code of the kernels and the reduction: 0 all of C, 1 its lower triangle, 2 its upper one.
-int fill_code(Triangle t) { return t == Triangle::Lower ? 1 : t == Triangle::Upper ? 2 : 0; }
-
 void launch_on(const cuda::Function& kernel, const LaunchGeometry& g, CUstream stream, void** params) {
   cuda::launch(kernel, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
                params);
@@ -89,7 +86,7 @@ void GemmLauncher::launch(const cuda::Function& main, const KernelConfig& config
 void GemmLauncher::scale_output(const GemmProblem& p, CUdeviceptr c, CUstream stream) const {
   // No slices: the sum is 0, and alpha 0 keeps it 0 whatever the caller's alpha (K = 0).
   run_reduce({0, 0, static_cast<int>(p.m), static_cast<int>(p.n), 0, c, p.effective_ldc(), 0.0f, p.beta,
-              fill_code(fill_triangle(p.fill))},
+              triangle_code(fill_triangle(p.fill))},
              stream);
 }
 
@@ -143,7 +140,7 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const GemmProblem& p, 
   launch_on(main, plan.main, stream, params.data());
   if (split)
     run_reduce({partials, plan.config.split_k, static_cast<int>(q.m), static_cast<int>(q.n), plan.split_k_ld, c,
-                q.effective_ldc(), q.alpha, q.beta, fill_code(plan.triangles.c)},
+                q.effective_ldc(), q.alpha, q.beta, triangle_code(plan.triangles.c)},
                stream);
 }
 

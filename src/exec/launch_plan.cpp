@@ -56,11 +56,18 @@ void plan_expansions(LaunchPlan& plan, RegionAllocator& regions) {
   }
 }
 
-// The work list of a structured product on the kernel's M' x N' output (ctas 0: one tile per CTA).
-void plan_work_list(LaunchPlan& plan, int64_t m, int64_t n, int unit_k, int ctas, RegionAllocator& regions) {
+// The work list of a structured product on the kernel's M' x N' output, after the other
+// regions: persistent wgmma CTAs each walk a share in K units of GROUP_STAGES stages; the
+// split-K families take one tile per CTA in units of BLOCK_K.
+void plan_work_list(LaunchPlan& plan, RegionAllocator& regions) {
   if (!plan.triangles.any()) return;
   const KernelConfig& c = plan.config;
-  plan.work = build_work_list(plan.triangles, {m, n, plan.key.k}, {c.block_m, c.block_n, unit_k}, ctas);
+  const bool persistent = c.family() == KernelFamily::Wgmma;
+  const WorkShape shape = persistent ? WorkShape{plan.kernel_a.rows, plan.kernel_b.rows, plan.key.k}
+                                     : WorkShape{plan.key.m, plan.key.n, plan.key.k};
+  const int unit_k = persistent ? wgmma_group_stages(c) * c.block_k : c.block_k;
+  plan.work = build_work_list(plan.triangles, shape, {c.block_m, c.block_n, unit_k},
+                              persistent ? static_cast<int>(plan.main.grid_x) : 0);
   plan.work_words = plan.work.words();
   plan.workspace.work_list = regions.take(sizeof(int32_t) * plan.work_words.size());
 }
@@ -71,8 +78,7 @@ void plan_split_k(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& 
   plan.split_k_ld = split_k_workspace_ld(p.n);
   if (plan.config.split_k > 1)
     plan.workspace.split_k_partials = regions.take(floats(plan.config.split_k * p.m * plan.split_k_ld));
-  plan.triangles = product_triangles(p.structure_a, p.trans_a, p.structure_b, p.trans_b, p.fill);
-  plan_work_list(plan, p.m, p.n, plan.config.block_k, 0, regions);
+  plan.triangles = product_triangles(p);
 }
 
 void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& regions) {
@@ -120,8 +126,7 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
     ws.b_planes = regions.take(floats(plan.planes * plan.kernel_b.rows * plan.plane_ld));
   if (w.schedule == TileSchedule::StreamK)
     ws.stream_k_partials = regions.take(floats(int64_t{c.block_m} * c.block_n * device.sm_count));
-  const ProductTriangles t = product_triangles(p.structure_a, p.trans_a, p.structure_b, p.trans_b, p.fill);
-  plan.triangles = w.swap_ab ? t.swapped() : t;
+  plan.triangles = w.swap_ab ? product_triangles(p).swapped() : product_triangles(p);
 }
 
 }  // namespace
@@ -144,9 +149,7 @@ LaunchPlan make_launch_plan(const KernelConfig& config, const ProblemKey& proble
     plan_split_k(plan, device, regions);
   }
   plan_expansions(plan, regions);
-  if (config.family() == KernelFamily::Wgmma)  // persistent CTAs: each walks its share
-    plan_work_list(plan, plan.kernel_a.rows, plan.kernel_b.rows, wgmma_group_stages(config) * config.block_k,
-                   static_cast<int>(plan.main.grid_x), regions);
+  plan_work_list(plan, regions);
   plan.workspace.total_bytes = regions.total();
   return plan;
 }

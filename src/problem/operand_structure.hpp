@@ -16,6 +16,18 @@ constexpr Triangle transposed(Triangle t) noexcept {
   return t == Triangle::Lower ? Triangle::Upper : t == Triangle::Upper ? Triangle::Lower : Triangle::None;
 }
 
+// The code the kernel templates read for a triangle (FILL, TRIANGLE, SYMMETRIC, the support
+// kernels' triangle): 0 none, 1 lower, 2 upper.
+constexpr int triangle_code(Triangle t) noexcept { return t == Triangle::Lower ? 1 : t == Triangle::Upper ? 2 : 0; }
+
+// The same product on the dense matrices structured operands stand for: general operands, full
+// fill (what cuBLAS computes for a reference or baseline).
+constexpr GemmProblem dense_problem(GemmProblem p) noexcept {
+  p.structure_a = p.structure_b = Structure::General;
+  p.fill = Fill::Full;
+  return p;
+}
+
 constexpr bool is_symmetric(Structure s) noexcept {
   return s == Structure::Symmetric || s == Structure::SymmetricUpper;
 }

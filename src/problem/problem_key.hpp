@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "jitgemm/problem.hpp"
+#include "problem/operand_structure.hpp"
 
 namespace jitgemm {
 
@@ -70,5 +71,10 @@ ProblemKey make_problem_key(const GemmProblem& p);
 // unaligned: the row length plus 1 or 2, not a multiple of 4). alpha 1, beta 0. Used to
 // re-tune the problem of a stored record.
 GemmProblem problem_for_key(const ProblemKey& key);
+
+// The structure of the key's product (operand_structure.hpp).
+inline ProductTriangles product_triangles(const ProblemKey& key) noexcept {
+  return product_triangles(key.structure_a, key.trans_a, key.structure_b, key.trans_b, key.fill);
+}
 
 }  // namespace jitgemm

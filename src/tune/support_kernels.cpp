@@ -64,9 +64,6 @@ namespace {
 
 enum class StructurePass { Poison = 0, Triangle = 1, Mirror = 2 };
 
-// The structure_pass / keep_triangle arguments: triangle 1 (lower) or 2 (upper), 0 for none.
-int triangle_code(Triangle t) { return t == Triangle::Lower ? 1 : t == Triangle::Upper ? 2 : 0; }
-
 template <typename T>
 void launch_structure_pass(const cuda::Function& fn, CUdeviceptr x, int64_t rows, int64_t cols, int64_t ld,
                            Structure s, StructurePass pass, T value, CUstream stream) {

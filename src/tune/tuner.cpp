@@ -128,9 +128,7 @@ TuningInputs prepare_inputs(TuningBench& bench, const TuneSettings& settings) {
   TuningInputs inputs;
   inputs.verify_problem = problem;
   inputs.verify_problem.beta = 0.0f;
-  GemmProblem dense = inputs.verify_problem;
-  dense.structure_a = dense.structure_b = Structure::General;
-  dense.fill = Fill::Full;
+  const GemmProblem dense = dense_problem(inputs.verify_problem);
   const int64_t ldc = problem.effective_ldc();
   cublas_dgemm(bench.cublas, dense, ws.a64.get(), ws.b64.get(), ws.c64.get(), stream);
   bench.support.apply_fill_f64(ws.c64.get(), problem.m, problem.n, ldc, problem.fill, stream);
@@ -141,9 +139,7 @@ TuningInputs prepare_inputs(TuningBench& bench, const TuneSettings& settings) {
   bench.support.apply_fill(ws.c.get(), problem.m, problem.n, ldc, problem.fill, stream);
   inputs.cublas_rel_error = bench.check_c().rel_error;
   inputs.tolerance = error_tolerance(problem.precision, inputs.cublas_rel_error);
-  GemmProblem dense_timed = problem;
-  dense_timed.structure_a = dense_timed.structure_b = Structure::General;
-  dense_timed.fill = Fill::Full;
+  const GemmProblem dense_timed = dense_problem(problem);  // with the caller's beta
   inputs.cublas_timing = bench.timer.time(
       [&](CUstream s) { cublas_sgemm(bench.cublas, dense_timed, ws.a.get(), ws.b.get(), ws.c.get(), s, baseline); },
       stream, settings.warmup_runs, settings.timing_runs);

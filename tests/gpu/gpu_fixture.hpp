@@ -86,9 +86,7 @@ class GpuEnvironment {
     support_.widen_to_double(a, a64.get(), ra * lda, s);
     support_.widen_to_double(b, b64.get(), rb * ldb, s);
     support_.widen_to_double(c0, c64.get(), p.m * ldc, s);
-    GemmProblem dense = p;  // what cuBLAS computes: the full product, then the fill
-    dense.structure_a = dense.structure_b = Structure::General;
-    dense.fill = Fill::Full;
+    const GemmProblem dense = dense_problem(p);  // what cuBLAS computes: the full product, then the fill
     if (p.m > 0 && p.n > 0) {
       cublas_dgemm(cublas_, dense, a64.get(), b64.get(), c64.get(), s);
       support_.apply_fill_f64(c64.get(), p.m, p.n, ldc, p.fill, s);
