@@ -61,11 +61,20 @@ std::string baseline_of(const GemmProblem& p) {
   return fmt::format("{}{}", strmm_baseline(p) ? "cublas_strmm" : cublas_baseline_name(p.precision), fill);
 }
 
+RuntimeOptions untuned_options() {
+  RuntimeOptions o;
+  o.database_path = (std::filesystem::temp_directory_path() / "jitgemm-bench-untuned.json").string();
+  std::filesystem::remove(o.database_path);
+  return o;
+}
+
 // Everything one process shares: context, runtime, cuBLAS, helper kernels, flush buffer.
 struct BenchEnv {
   cuda::PrimaryContext context{0};
   cuda::DeviceInfo info = cuda::query_device(0);
   Runtime runtime;
+  // The rows named *_untuned: a database of no records, so the default rule serves.
+  Runtime untuned{untuned_options()};
   Compiler compiler{BinaryCache::default_dir()};
   SupportKernels support{compiler, TemplateStore::active()};
   CublasHandle cublas;
@@ -123,8 +132,10 @@ void bench_problem(benchmark::State& state, const std::string& id, GemmProblem p
   env.support.poison_unread(a.get(), sa.rows, sa.cols, lda, p.structure_a, NAN, s);
   env.support.poison_unread(b.get(), sb.rows, sb.cols, ldb, p.structure_b, NAN, s);
   auto error = [&] { return env.support.error_stats(c.get(), ldc, c64.get(), ldc, p.m, p.n, scratch.get(), s).rel_error; };
+  const bool untuned = id.ends_with("_untuned");
+  Runtime& runtime = untuned ? env.untuned : env.runtime;
   auto run_jitgemm = [&](CUstream st) {
-    env.runtime.gemm(p, reinterpret_cast<const float*>(a.get()), reinterpret_cast<const float*>(b.get()),
+    runtime.gemm(p, reinterpret_cast<const float*>(a.get()), reinterpret_cast<const float*>(b.get()),
                      reinterpret_cast<float*>(c.get()), reinterpret_cast<CUstream_st*>(st));
   };
   const bool strmm = strmm_baseline(p);
@@ -178,6 +189,10 @@ std::vector<std::pair<std::string, GemmProblem>> bench_problems() {
     list.emplace_back("symmetric_both", both);
     list.emplace_back("symmetric_general", general);
   }
+  // largeK as a new user meets it: no record (the default rule's K pieces), every mode.
+  for (Precision mode : {Precision::FP32, Precision::TF32x3, Precision::TF32})
+    for (const auto& r : reference_problems(mode))
+      if (r.id == "largeK") list.emplace_back("largeK_untuned", r.problem);
   for (auto& np : load_problem_list(JITGEMM_SOURCE_DIR "/bench/sweep_problems.json"))
     list.emplace_back(np.id, np.problem);
   GemmProblem big;

@@ -19,6 +19,9 @@
 // Work list (WORK_LIST = 1, a structured product; exec/work_list.hpp): CTA b takes the items
 // work[work_begin[b] .. work_begin[b + 1]), each a tile (row, column) and its K units, dealt
 // by the host longest first to the least-loaded CTA. No stream-K tail, no CTA pairs.
+// SPLIT_K > 1: the items are pieces of tiles along K, and piece i writes its partial sum to
+// slot work_slot[i] (the list's third array, after work_begin); the split-K reduction adds
+// the slots in order afterwards.
 //
 // Not self-standing: wgmma_gemm.cu includes it after its constants.
 #pragma once
@@ -48,6 +51,7 @@ struct Work {
   int tile;
   int first_unit;
   int units;
+  int slot;  // SPLIT_K > 1: the partial-sum slot (else 0)
 };
 
 // CLUSTER = 2: the two CTAs of a cluster (consecutive blockIdx.x) take the two tiles of a pair,
@@ -60,6 +64,7 @@ struct TileSchedule {
   int tiles_m, tiles_n;   // tiles_n: tile pairs along N when CLUSTER = 2
   const int4* work;       // WORK_LIST: the items {tile row, tile column, first unit, units}
   const int* work_begin;  // WORK_LIST: gridDim.x + 1 offsets into work
+  const int* work_slot;   // SPLIT_K > 1: one slot per item, after work_begin
   int units_per_tile;     // GROUP_STAGES stages each
   int whole_tiles;        // tiles [0, whole_tiles) go round-robin, whole
   long long split_units;  // the units of tiles [whole_tiles, tiles), shared out in ranges
@@ -88,6 +93,7 @@ struct TileSchedule {
 __device__ __forceinline__ TileSchedule make_schedule(int M, int N, int K, const int4* work, const int* work_begin) {
   TileSchedule s;
   s.work = work, s.work_begin = work_begin;
+  s.work_slot = SPLIT_K > 1 ? work_begin + gridDim.x + 1 : nullptr;
   s.tiles_m = (M + BLOCK_M - 1) / BLOCK_M;
   s.tiles_n = ((N + BLOCK_N - 1) / BLOCK_N + CLUSTER - 1) / CLUSTER;
   s.units_per_tile = k_stages(K) / GROUP_STAGES;
@@ -108,7 +114,7 @@ __device__ __forceinline__ TileSchedule make_schedule(int M, int N, int K, const
 // WORK_LIST: item i of the list as a piece of work (tile numbers are row-major).
 __device__ __forceinline__ Work listed_work(const TileSchedule& s, int i) {
   const int4 item = s.work[i];
-  return {item.x * s.tiles_n + item.y, item.z, item.w};
+  return {item.x * s.tiles_n + item.y, item.z, item.w, SPLIT_K > 1 ? s.work_slot[i] : 0};
 }
 
 // Where one CTA is in its sequence: the next whole tile, then `left` split units from unit
@@ -127,12 +133,12 @@ __device__ __forceinline__ WorkCursor first_work(const TileSchedule& s) {
 // The next piece of work into w; false when the CTA is done.
 __device__ __forceinline__ bool next_work(const TileSchedule& s, WorkCursor& c, Work& w) {
   if (c.next_tile < s.whole_tiles) {
-    w = {c.next_tile, 0, s.units_per_tile};
+    w = {c.next_tile, 0, s.units_per_tile, 0};
     c.next_tile += gridDim.x;
     return true;
   }
   if (c.left == 0) return false;
-  w = {c.split_tile, c.first, min(s.units_per_tile - c.first, c.left)};
+  w = {c.split_tile, c.first, min(s.units_per_tile - c.first, c.left), 0};
   c.left -= w.units;
   c.split_tile += 1, c.first = 0;
   return true;

@@ -28,6 +28,10 @@
 // list of tiles and K ranges instead (tf32/tile_schedule.cuh); a tile with no K units is
 // stored with no arithmetic. FILL = 1 (2): elements of the kernel's result above (below) its
 // diagonal are written as zeros (the host passes the fill of C^T when TRANSPOSE_C).
+// SPLIT_K > 1 (huge K, or too few tiles to fill the SMs): the work list's items are pieces of
+// tiles along K; each piece's partial sum (alpha 1, beta 0 from the host) goes to its slot of
+// the split-K workspace, C + slot * (rows of C) * ldc, and fp32/split_k_reduce.cu adds the
+// slots in order: the same bits on every run. FILL is 0 then (the reduction applies it).
 // tf32x3 accumulation (kernel-design.md section 1): per ACC_BLOCK_K values of K a fresh block
 // accumulator gets aS·bB + aB·bS first (scale-d = 0 on the first wgmma), then, if the
 // pre-pass saw a non-finite value, NaN -> 0 on that partial, then aB·bB; an FP32 add moves
@@ -64,6 +68,7 @@ constexpr int TRANSFORM_B = 0;     // RS: 1: B raw (stored K x N), made K-major 
 constexpr int STREAM_K = 0;        // 1: the tiles of the last wave are shared out along K (tf32/tile_schedule.cuh)
 constexpr int CLUSTER = 1;         // 2: CTA pairs on tiles side by side along N, each loading half of A for both
 constexpr int FILL = 0, WORK_LIST = 0;  // structure (see above)
+constexpr int SPLIT_K = 1;         // > 1: K pieces of a work list, partial sums to slots (see above)
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;     // setmaxnreg budgets (CONSUMERS > 1)
 constexpr int SMEM_BYTES = -1;                             // host's number; < 0: unchecked
 #endif
@@ -137,6 +142,8 @@ static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER is 1 or 2 CTAs");
 static_assert(CLUSTER == 1 || (!STREAM_K && !CONVERT_B), "a CTA pair walks whole tiles with B planes from a pre-pass");
 static_assert(WORK_LIST == 0 || (WORK_LIST == 1 && !STREAM_K && CLUSTER == 1), "a work list holds whole tiles, one CTA each");
 static_assert(FILL >= 0 && FILL <= 2, "FILL is 0 (full), 1 (lower) or 2 (upper)");
+static_assert(SPLIT_K >= 1 && (SPLIT_K == 1 || (WORK_LIST == 1 && FILL == 0)),
+              "K pieces come from a work list, and their partial sums are stored whole (the reduction fills)");
 static_assert(RASTER_GROUP >= 1, "RASTER_GROUP counts tile rows per launch group");
 static_assert(PLANE_BYTES % SMEM_ALIGN == 0 && A_TILE_BYTES % SMEM_ALIGN == 0,
               "every operand tile must start on a swizzle atom");
@@ -210,7 +217,7 @@ __device__ __forceinline__ void for_each_stage(const TileSchedule& s, Fn&& fn) {
     Work w;
     while (next_work(s, cursor, w)) stages_of(w);
   } else {
-    for (int t = first_tile(); t < s.whole_tiles; t += tile_step()) stages_of(Work{t, 0, s.units_per_tile});
+    for (int t = first_tile(); t < s.whole_tiles; t += tile_step()) stages_of(Work{t, 0, s.units_per_tile, 0});
   }
 }
 
@@ -346,6 +353,8 @@ __device__ __forceinline__ void finish_work(float (&acc)[ACC_REGS], const TileSc
     }
   }
   const TileCoord tile = s.coord(w.tile);
+  // SPLIT_K: the piece's slot, one C-shaped matrix of (TRANSPOSE_C ? N : M) rows each.
+  if constexpr (SPLIT_K > 1) C += (long long)w.slot * (TRANSPOSE_C ? N : M) * ldc;
   store_tile(acc, C, ldc, M, N, tile.m0 + wg * 64, tile.n0, alpha, beta);
 }
 
@@ -382,7 +391,7 @@ __device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, con
     Work w;
     while (next_work(s, cursor, w)) work_on(w);
   } else {
-    for (int t = first_tile(); t < s.whole_tiles; t += tile_step()) work_on(Work{t, 0, s.units_per_tile});
+    for (int t = first_tile(); t < s.whole_tiles; t += tile_step()) work_on(Work{t, 0, s.units_per_tile, 0});
   }
 }
 

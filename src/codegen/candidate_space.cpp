@@ -51,7 +51,7 @@ std::vector<KernelConfig> representative_sample(const ProblemKey& key) {
 KernelConfig default_config(const ProblemKey& key) { return main_family(key.precision).default_config(key); }
 
 bool tensor_cores_pay(const ProblemKey& key) {
-  return key.m >= 128 && key.n >= 128 && key.k >= 128 && key.k <= 8192;
+  return key.m >= 128 && key.n >= 128 && key.k >= 128 && wgmma_takes_k(key);
 }
 
 std::vector<KernelConfig> tuning_candidates(const ProblemKey& key, const StaticLimits& limits) {

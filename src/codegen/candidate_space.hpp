@@ -30,10 +30,10 @@ std::vector<KernelConfig> representative_sample(const ProblemKey& key);
 KernelConfig default_config(const ProblemKey& key);
 
 // The wgmma tensor-core kernels pay, and their untuned configs keep the contracts, on products
-// that fill the tiles: at least 128 x 128 outputs and 128 <= K <= 8192 (longer K needs the
-// two-level sums that only a tuned record picks). Smaller, skinny or longer tf32x3 / tf32
-// products run an mma.sync kernel untuned (untuned_config), split-K as the fp32 kernel, and
-// the tuner adds the mma.sync candidates for them (tuning_candidates).
+// that fill the tiles: at least 128 x 128 outputs and K >= 128, up to any K whose pieces
+// (wgmma_default_split_k) fit the split-K workspace (wgmma_takes_k). Smaller or skinny
+// tf32x3 / tf32 products run an mma.sync kernel untuned (untuned_config), split-K as the fp32
+// kernel, and the tuner adds the mma.sync candidates for them (tuning_candidates).
 bool tensor_cores_pay(const ProblemKey& key);
 
 // Everything the tuner compiles and times for a problem: candidate_space(key), plus, for a

@@ -10,12 +10,11 @@ namespace {
 // K per slice the default split aims at: 32 for small outputs (whose single sums show every
 // rounding; the workspace is tiny), 128 otherwise.
 constexpr int64_t kSmallOutput = int64_t{1} << 16;
-constexpr int64_t kMaxSplitWorkspace = int64_t{1} << 27;  // floats of partial products (512 MiB)
 int64_t split_k_chunk(const ProblemKey& key) { return key.m * key.n <= kSmallOutput ? 32 : 128; }
 
 // Whether `split` slices fit the workspace bound and each holds at least one block_k.
 bool split_fits(const ProblemKey& key, const KernelConfig& tile, int64_t split) {
-  return split * key.m * split_k_workspace_ld(key.n) <= kMaxSplitWorkspace && (key.k + split - 1) / split >= tile.block_k;
+  return split * key.m * split_k_workspace_ld(key.n) <= kMaxSplitWorkspaceFloats && (key.k + split - 1) / split >= tile.block_k;
 }
 
 }  // namespace

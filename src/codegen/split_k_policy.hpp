@@ -19,6 +19,8 @@
 namespace jitgemm {
 
 inline constexpr int kMaxSplitK = 256;
+// The most floats of partial products a split-K plan may hold (512 MiB).
+inline constexpr int64_t kMaxSplitWorkspaceFloats = int64_t{1} << 27;
 
 // Row length (floats) of a split-K workspace slice: N rounded up to 4 floats, so that every
 // row and slice stays 16-byte aligned for a kernel compiled with 16-byte stores of C.

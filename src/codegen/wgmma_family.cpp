@@ -92,7 +92,8 @@ int max_stages(const KernelConfig& tile, const StaticLimits& limits) {
 // Rules that name() uniqueness needs: fields this family or this precision does not read.
 std::string unused_fields_problem(const KernelConfig& c) {
   const WgmmaParams& w = c.wgmma();
-  if (c.split_k != 1) return fmt::format("split_k={}: the wgmma kernel does not split K this way (1 here)", c.split_k);
+  if (c.split_k < 1 || c.split_k > kMaxSplitK)
+    return fmt::format("split_k={} is outside 1..{}", c.split_k, kMaxSplitK);
   if (!is_x3(c) && (w.acc_buffers != 1 || w.sum_blocks != 0))
     return fmt::format("acc_buffers={} sum_blocks={}: tf32 reads neither (1 and 0 here)", w.acc_buffers, w.sum_blocks);
   return {};
@@ -137,6 +138,9 @@ std::string operand_problem(const KernelConfig& c) {
   if (w.cluster > 1 && (w.schedule == TileSchedule::StreamK || w.b == WgmmaB::Converted))
     return fmt::format("cluster={} walks whole tiles with B from a pre-pass (not with stream-K or B converted)",
                        w.cluster);
+  if (c.split_k > 1 && (w.schedule == TileSchedule::StreamK || w.cluster != 1))
+    return fmt::format("split_k={} walks a work list of K pieces: data-parallel, no CTA pairs (schedule {}, cluster={})",
+                       c.split_k, w.schedule == TileSchedule::StreamK ? "stream_k" : "data_parallel", w.cluster);
   if (w.a_in_registers() && c.block_k % 32 != 0)
     return fmt::format("block_k={}: a raw A in registers is read as 128-byte rows of 32 floats", c.block_k);
   if ((c.block_m * c.block_k * 4) % kSmemAlign != 0 || ((c.block_m + c.block_n) * c.block_k * 4) % kSmemAlign != 0)
@@ -203,6 +207,13 @@ constexpr std::array<ConfigField, 9> kFields{{
 
 std::string prologue_of(const KernelConfig& c, const KernelSpecialization& s, std::string_view kernel_name);
 
+// K pieces (split_k > 1) always walk a work list and store whole partial sums: the split-K
+// reduction applies the fill.
+KernelSpecialization split_specialization(const KernelConfig& c, KernelSpecialization s) {
+  if (c.split_k > 1) s.fill = Triangle::None, s.work_list = true;
+  return s;
+}
+
 class WgmmaRules final : public KernelFamilyRules {
  public:
   KernelFamily family() const noexcept override { return KernelFamily::Wgmma; }
@@ -211,12 +222,13 @@ class WgmmaRules final : public KernelFamilyRules {
 
   std::string name_suffix(const KernelConfig& c) const override {
     const WgmmaParams& w = c.wgmma();
-    return fmt::format("_c{}_s{}_a{}_b{}_m{}_g{}{}{}{}{}{}{}", w.consumers, c.stages, w.acc_block_k, w.acc_buffers,
+    return fmt::format("_c{}_s{}_a{}_b{}_m{}_g{}{}{}{}{}{}{}{}", w.consumers, c.stages, w.acc_block_k, w.acc_buffers,
                        w.sum_blocks, c.raster_group,
                        w.a == WgmmaA::Registers ? "_rs" : w.a == WgmmaA::RegistersTruncated ? "_rst" : "",
                        w.swap_ab ? "_swap" : "", w.b == WgmmaB::Converted ? "_cvt" : "",
                        w.b == WgmmaB::Transformed ? "_tw" : "", w.schedule == TileSchedule::StreamK ? "_sk" : "",
-                       w.cluster != 1 ? fmt::format("_x{}", w.cluster) : "");
+                       w.cluster != 1 ? fmt::format("_x{}", w.cluster) : "",
+                       c.split_k != 1 ? fmt::format("_k{}", c.split_k) : "");
   }
   bool parse_name_suffix(std::string_view& rest, KernelConfig& c) const override {
     using namespace name_reader;
@@ -231,12 +243,13 @@ class WgmmaRules final : public KernelFamilyRules {
     if (take(rest, "_cvt")) w.b = WgmmaB::Converted;
     else if (take(rest, "_tw")) w.b = WgmmaB::Transformed;
     if (take(rest, "_sk")) w.schedule = TileSchedule::StreamK;
-    if (take(rest, "_x")) return take_int(rest, w.cluster);
+    if (take(rest, "_x") && !take_int(rest, w.cluster)) return false;
+    if (take(rest, "_k")) return take_int(rest, c.split_k);
     return true;
   }
   std::string_view name_form() const noexcept override {
     return "wgmma_<precision>_<bm>x<bn>x<bk>_c<consumers>_s<stages>_a<acc_block_k>_b<acc_buffers>_m<sum_blocks>_g<group>"
-           "[_rs|_rst][_swap][_cvt|_tw][_sk][_x<cluster>], e.g. wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8";
+           "[_rs|_rst][_swap][_cvt|_tw][_sk][_x<cluster>][_k<split>], e.g. wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8";
   }
 
   std::string invalid_reason(const KernelConfig& c, const StaticLimits& limits) const override {
@@ -252,8 +265,9 @@ class WgmmaRules final : public KernelFamilyRules {
   // The pre-pass takes care of transposes and vector widths: one main kernel serves every
   // specialization, except that a raw A in registers is read in its stored layout (K-major or
   // MN-major), and B converted in the kernel in its source layout and vector width.
-  std::string kernel_name(const KernelConfig& c, const KernelSpecialization& s) const override {
+  std::string kernel_name(const KernelConfig& c, const KernelSpecialization& key_spec) const override {
     const WgmmaParams& w = c.wgmma();
+    const KernelSpecialization s = split_specialization(c, key_spec);
     std::string name = "jitgemm_" + c.name();
     if (w.a_in_registers()) name += raw_operand_mn_major(c, s.trans_a, s.trans_b) ? "_mn" : "_k";
     if (w.b == WgmmaB::Converted)
@@ -280,7 +294,9 @@ class WgmmaRules final : public KernelFamilyRules {
   // the same tiles fed by the pre-pass, when they are valid so.
   std::optional<KernelConfig> adapt(const KernelConfig& config, const ProblemKey& key) const override {
     KernelConfig tuned = config;
-    if (!wgmma_walks_work_list(tuned, key)) {  // a structured product: whole tiles, one CTA each
+    // The K pieces this problem needs with these tiles (none, or other ones than the record's).
+    tuned.split_k = wgmma_default_split_k(key, tuned);
+    if (!wgmma_walks_work_list(tuned, key) || tuned.split_k > 1) {  // whole tiles or pieces, one CTA each
       tuned.wgmma().schedule = TileSchedule::DataParallel;
       tuned.wgmma().cluster = 1;
     }
@@ -294,7 +310,7 @@ class WgmmaRules final : public KernelFamilyRules {
 
   std::span<const ConfigField> fields() const noexcept override { return kFields; }
 
-  // min(sm_count, tiles) persistent CTAs; with the stream-K tail min(sm_count, tiles x K
+  // min(sm_count, tiles x split_k) persistent CTAs; with the stream-K tail min(sm_count, tiles x K
   // units); CTA pairs: whole clusters over pairs of tiles, at most sm_count CTAs.
   LaunchGeometry geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t k, int sm_count) const override {
     const WgmmaParams& w = c.wgmma();
@@ -308,7 +324,7 @@ class WgmmaRules final : public KernelFamilyRules {
     // fewer tiles than SMs still fill the SMs (one K unit, GROUP_STAGES stages, per CTA at least).
     const int group_stages = wgmma_group_stages(c);
     const int64_t units = ((k + c.block_k - 1) / c.block_k + group_stages - 1) / group_stages;
-    const int64_t work = w.schedule == TileSchedule::StreamK ? tiles_m * tiles_n * units : tiles_m * tiles_n;
+    const int64_t work = w.schedule == TileSchedule::StreamK ? tiles_m * tiles_n * units : tiles_m * tiles_n * c.split_k;
     g.grid_x = static_cast<unsigned>(std::min<int64_t>(work, sm_count));
     if (w.cluster > 1) {
       // CTA pairs walk pairs of tiles side by side: whole clusters, at most one CTA per SM.
@@ -323,8 +339,9 @@ class WgmmaRules final : public KernelFamilyRules {
 };
 
 // The constants tf32/wgmma_gemm.cu reads (its #ifndef KERNEL_NAME block lists them).
-std::string prologue_of(const KernelConfig& c, const KernelSpecialization& s, std::string_view kernel_name) {
+std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_spec, std::string_view kernel_name) {
   const WgmmaParams& w = c.wgmma();
+  const KernelSpecialization s = split_specialization(c, key_spec);
   const bool convert = w.b == WgmmaB::Converted;
   return fmt::format(
       "// Generated by jitgemm codegen: {config}. Constants only; the kernel is the template below.\n"
@@ -342,6 +359,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& s, st
       "constexpr int TRANSFORM_B = {transform};\n"
       "constexpr int STREAM_K = {stream_k}, CLUSTER = {cluster};\n{cluster_attribute}"
       "{structure}"
+      "constexpr int SPLIT_K = {split};\n"
       "constexpr int PRODUCER_REGS = {producer}, CONSUMER_REGS = {consumer};\n"
       "constexpr int SMEM_BYTES = {smem};\n",
       fmt::arg("config", c.name()), fmt::arg("name", kernel_name), fmt::arg("x3", is_x3(c) ? 1 : 0),
@@ -357,7 +375,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& s, st
       fmt::arg("stream_k", w.schedule == TileSchedule::StreamK ? 1 : 0), fmt::arg("cluster", w.cluster),
       fmt::arg("cluster_attribute",
                w.cluster > 1 ? fmt::format("#define CLUSTER_ATTRIBUTE __cluster_dims__({}, 1, 1)\n", w.cluster) : ""),
-      fmt::arg("structure", structure_constants(s, w.swap_ab)),
+      fmt::arg("structure", structure_constants(s, w.swap_ab)), fmt::arg("split", c.split_k),
       fmt::arg("producer", wgmma_register_budget(c).producer), fmt::arg("consumer", wgmma_register_budget(c).consumer),
       fmt::arg("smem", wgmma_shared_memory_bytes(c)));
 }
@@ -488,8 +506,29 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
     const int64_t tiles = ((key.m + out[i].block_m - 1) / out[i].block_m) * ((key.n + out[i].block_n - 1) / out[i].block_n);
     if (tiles % kStreamKWave != 0 && out[i].wgmma().cluster == 1) add(streaming(out[i]));
   }
+  // K pieces, where a candidate's tiles need them (huge K, or too few tiles for half a wave):
+  // its default split and twice that. Stream-K tails and CTA pairs stay only where K fits one
+  // piece (they split nothing).
+  std::vector<KernelConfig> split;
+  for (KernelConfig c : out) {
+    const int pieces = wgmma_default_split_k(key, c);
+    const bool one_piece = key.k <= wgmma_piece_k(c);
+    if (pieces == 1 || (one_piece && (c.wgmma().schedule == TileSchedule::StreamK || c.wgmma().cluster != 1))) {
+      split.push_back(c);
+      continue;
+    }
+    if (c.wgmma().schedule == TileSchedule::StreamK || c.wgmma().cluster != 1) continue;
+    for (int p : {pieces, 2 * pieces}) {
+      c.split_k = p;
+      if (p <= kMaxSplitK && p * key.m * split_k_workspace_ld(key.n) <= kMaxSplitWorkspaceFloats &&
+          statically_valid(c, limits, nullptr))
+        split.push_back(c);
+    }
+  }
+  out = std::move(split);
   std::erase_if(out, [&](const KernelConfig& c) { return !wgmma_walks_work_list(c, key); });
   sort_by_name(out);
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
@@ -543,6 +582,13 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
         transforming(in_registers(wgmma(f, 96, 32, 3, 16, 1), true, true)),    // the same, swapped, two blocks per stage
         single_consumer(transforming(in_registers(wgmma(f, 128, 32, 3, 32, 1), false, false))),  // 64 x 128, truncated
     };
+  // K pieces (SPLIT_K > 1): plane-fed, and A in registers with B transformed, as huge K takes them.
+  for (KernelConfig c : {wgmma(f, 128, 32, f == Precision::TF32 ? 6 : 3, f == Precision::TF32 ? 0 : 32),
+                         transforming(in_registers(wgmma(f, 128, 32, 3, f == Precision::TF32 ? 0 : 32), true, false))}) {
+    c.split_k = 4;
+    sample.push_back(c);
+  }
+  sample.push_back(wgmma_default_config(key));  // with its pieces, where the key needs them
   std::erase_if(sample, [&](const KernelConfig& c) { return !wgmma_runs_in_place(c, key); });
   // A structured product walks a work list of whole tiles: no stream-K tail, no CTA pairs.
   for (KernelConfig& c : sample) {
@@ -566,19 +612,78 @@ bool wgmma_runs_in_place(const KernelConfig& c, const ProblemKey& key) {
   return a_ok && b_ok;
 }
 
+long long wgmma_piece_k(const KernelConfig& tile) {
+  const WgmmaParams& w = tile.wgmma();
+  const bool long_sums = is_x3(tile) ? w.sum_blocks > 0 : w.acc_block_k > 0;
+  return long_sums ? 4 * kWgmmaLongK : kWgmmaLongK;
+}
+
+int wgmma_default_split_k(const ProblemKey& key, const KernelConfig& tile) {
+  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  const bool swap = tile.wgmma().swap_ab;
+  const int64_t rows = swap ? key.n : key.m, cols = swap ? key.m : key.n;
+  const int64_t tiles = std::max<int64_t>(1, ceil_div(rows, tile.block_m) * ceil_div(cols, tile.block_n));
+  const int64_t fill = tiles * 2 > kStreamKWave ? 1 : kStreamKWave / tiles;  // pieces per tile for one wave
+  const int64_t accurate = std::max<int64_t>(1, ceil_div(key.k, wgmma_piece_k(tile)));
+  const int64_t worth = std::max<int64_t>(1, key.k / kWgmmaMinPieceK);
+  int64_t split = std::max(accurate, std::min(fill * ceil_div(accurate, fill), worth));
+  split = std::min<int64_t>(split, kMaxSplitK);
+  while (split > 1 && split * key.m * split_k_workspace_ld(key.n) > kMaxSplitWorkspaceFloats) --split;
+  return static_cast<int>(split);
+}
+
+bool wgmma_takes_k(const ProblemKey& key) {
+  const int64_t pieces = (key.k + kWgmmaLongK - 1) / kWgmmaLongK;
+  return key.k <= 2 * kWgmmaLongK ||
+         (pieces <= kMaxSplitK && pieces * key.m * split_k_workspace_ld(key.n) <= kMaxSplitWorkspaceFloats);
+}
+
+namespace {
+
+// The untuned kernel of a split product: read in place wherever TMA can (no pre-pass over a
+// huge operand), in this order: A in registers with B transformed in shared memory, unswapped
+// then swapped; for tf32 B's plane converted in the kernel; A in registers with B planes; all
+// planes. Then cut into the pieces the problem needs.
+KernelConfig split_default(const ProblemKey& key, const KernelConfig& tile) {
+  std::vector<KernelConfig> order;
+  for (bool swap : {false, true}) {
+    KernelConfig t = transforming(in_registers(tile, true, swap));
+    t.stages = std::min(t.stages, max_stages(t, StaticLimits{}));
+    order.push_back(t);
+  }
+  if (!is_x3(tile))
+    for (bool swap : {false, true}) order.push_back(converting(in_registers(tile, true, swap)));
+  for (bool swap : {false, true}) order.push_back(in_registers(tile, true, swap));
+  order.push_back(tile);
+  for (KernelConfig c : order) {
+    if (!statically_valid(c, StaticLimits{}, nullptr) || !wgmma_runs_in_place(c, key)) continue;
+    c.split_k = wgmma_default_split_k(key, c);
+    return c;
+  }
+  return tile;  // unreachable: the plane-fed tile runs anything
+}
+
+}  // namespace
+
 KernelConfig wgmma_default_config(const ProblemKey& key) {
   const Precision f = wgmma_precision(key, "default_config");
   const bool long_k = key.k > kWgmmaLongK;
-  if (f == Precision::TF32) {
-    // 128x256 is the fastest measured; it cannot be blocked (registers), long K takes 128x128
-    // with blocks of 256 (passed the H200 correctness runs where 128x256 failed at K = 4100).
-    if (long_k) return wgmma(f, 128, 32, 6, 256);
-    return key.n > 128 ? wgmma(f, 256, 32, 4, 0) : wgmma(f, 128, 32, 6, 0);
+  // 128x256 is the fastest measured for tf32, 128x128x32 with 3 stages, blocks of 32 and one
+  // accumulator for tf32x3.
+  const KernelConfig tile = f == Precision::TF32 ? (key.n > 128 ? wgmma(f, 256, 32, 4, 0) : wgmma(f, 128, 32, 6, 0))
+                                                 : wgmma(f, key.n <= 96 ? 96 : 128, 32, 3, 32, 1);
+  // Huge K, or too few tiles to fill half a wave: K pieces.
+  const int64_t tiles = ((key.m + tile.block_m - 1) / tile.block_m) * ((key.n + tile.block_n - 1) / tile.block_n);
+  if (key.k > 2 * kWgmmaLongK || (tiles * 2 <= kStreamKWave && wgmma_default_split_k(key, tile) > 1)) {
+    const KernelConfig split = split_default(key, tile);
+    if (split.split_k > 1 && (key.k + split.split_k - 1) / split.split_k <= wgmma_piece_k(split)) return split;
   }
-  // 128x128x32, 3 stages, blocks of 32, one accumulator: the fastest measured. Long K needs
-  // the two-level sum, which spills at 128 columns: 128x96 then.
-  if (long_k || key.n <= 96) return wgmma(f, 96, 32, 3, 32, 1, long_k ? 16 : 0);
-  return wgmma(f, 128, 32, 3, 32, 1);
+  if (!long_k) return tile;
+  // Long K in one piece: tf32 128x128 with FP32-added blocks of 256 (passed the H200
+  // correctness runs where 128x256 failed at K = 4100); tf32x3 the two-level sum, which spills
+  // at 128 columns: 128x96.
+  if (f == Precision::TF32) return wgmma(f, 128, 32, 6, 256);
+  return wgmma(f, 96, 32, 3, 32, 1, 16);
 }
 
 const KernelFamilyRules& wgmma_rules() noexcept {

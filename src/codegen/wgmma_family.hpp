@@ -56,6 +56,23 @@ SetmaxnregBudget wgmma_register_budget(const KernelConfig& config);
 // engineer: K = 4100 and 16384 failed without them).
 constexpr long long kWgmmaLongK = 4096;
 
+// K pieces (split_k > 1, tf32/wgmma_gemm.cu): huge K, or a few tiles, is cut into pieces
+// along K that persistent CTAs take like tiles; their partial sums go to a workspace that the
+// split-K reduction adds in piece order (the same bits every run). One piece spans at most
+// wgmma_piece_k(tile) of K, what its sums keep the contract over: kWgmmaLongK with one-level
+// sums, 4x that with the tf32x3 two-level sum or tf32 FP32-added blocks (H200: K = 16384 passed
+// with them). Pieces shorter than kWgmmaMinPieceK do not pay for their epilogue.
+constexpr long long kWgmmaMinPieceK = 512;
+long long wgmma_piece_k(const KernelConfig& tile);
+// The pieces per tile of `tile` on `key`: as many as the contract needs (K / piece K), raised
+// to a multiple of those that fill one wave of the largest Hopper parts when the tiles fill less
+// than half of one, but no shorter than kWgmmaMinPieceK; at most kMaxSplitK and the split-K
+// workspace bound. 1: no split.
+int wgmma_default_split_k(const ProblemKey& key, const KernelConfig& tile);
+// Whether wgmma kernels can take `key`'s K at all: short enough for one piece with two-level
+// sums, or pieces whose partial sums fit the split-K workspace.
+bool wgmma_takes_k(const ProblemKey& key);
+
 // SMEM_TOTAL of the template: 1024 (alignment slack for the 128-byte swizzle atom) +
 // STAGES * (the stage's operand tiles) + 16 * STAGES (full/empty mbarriers; 32 with B
 // transformed), + the converter's staging tile (B converted).

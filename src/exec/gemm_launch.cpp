@@ -266,10 +266,14 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
     args.map_b_big = tensor_map(b_big, rows_b, p.k, ldp, config.block_n, box_k);
     args.map_b_small = tensor_map(b_small, rows_b, p.k, ldp, config.block_n, box_k);
   }
-  args.c = c;
-  args.ldc = p.effective_ldc();
+  // K pieces: each piece's plain partial sum (alpha 1, beta 0) to its slot of the workspace;
+  // the reduction applies alpha, beta and the fill once, adding the slots in order.
+  const bool pieces = config.split_k > 1;
+  const CUdeviceptr partials = at(workspace, ws.split_k_partials);
+  args.c = pieces ? partials : c;
+  args.ldc = pieces ? plan.split_k_ld : p.effective_ldc();
   args.m = static_cast<int>(rows_a), args.n = static_cast<int>(rows_b), args.k = static_cast<int>(p.k);
-  args.alpha = p.alpha, args.beta = p.beta;
+  args.alpha = pieces ? 1.0f : p.alpha, args.beta = pieces ? 0.0f : p.beta;
   args.nonfinite = w.b == WgmmaB::Transformed ? 0 : flag;  // the pre-pass's flag (transformed: no pre-pass)
   if (w.schedule == TileSchedule::StreamK) args.stream_k = {at(workspace, ws.stream_k_partials), flag + 4};
   if (!plan.work_words.empty()) {
@@ -278,6 +282,10 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
   }
   auto params = args.pointers();
   launch_on(main, plan.main, stream, params.data());
+  if (pieces)
+    run_reduce({partials, config.split_k, static_cast<int>(p.m), static_cast<int>(p.n), plan.split_k_ld, c,
+                p.effective_ldc(), p.alpha, p.beta, triangle_code(fill_triangle(p.fill))},
+               stream);
 }
 
 }  // namespace jitgemm

@@ -60,14 +60,15 @@ void plan_expansions(LaunchPlan& plan, RegionAllocator& regions) {
 // regions: persistent wgmma CTAs each walk a share in K units of GROUP_STAGES stages; the
 // split-K families take one tile per CTA in units of BLOCK_K.
 void plan_work_list(LaunchPlan& plan, RegionAllocator& regions) {
-  if (!plan.triangles.any()) return;
   const KernelConfig& c = plan.config;
   const bool persistent = c.family() == KernelFamily::Wgmma;
+  const int pieces = persistent ? c.split_k : 1;  // wgmma K pieces walk the list too
+  if (!plan.triangles.any() && pieces == 1) return;
   const WorkShape shape = persistent ? WorkShape{plan.kernel_a.rows, plan.kernel_b.rows, plan.key.k}
                                      : WorkShape{plan.key.m, plan.key.n, plan.key.k};
   const int unit_k = persistent ? wgmma_group_stages(c) * c.block_k : c.block_k;
   plan.work = build_work_list(plan.triangles, shape, {c.block_m, c.block_n, unit_k},
-                              persistent ? static_cast<int>(plan.main.grid_x) : 0);
+                              persistent ? static_cast<int>(plan.main.grid_x) : 0, pieces);
   plan.work_words = plan.work.words();
   plan.workspace.work_list = regions.take(sizeof(int32_t) * plan.work_words.size());
 }
@@ -126,6 +127,10 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
     ws.b_planes = regions.take(floats(plan.planes * plan.kernel_b.rows * plan.plane_ld));
   if (w.schedule == TileSchedule::StreamK)
     ws.stream_k_partials = regions.take(floats(int64_t{c.block_m} * c.block_n * device.sm_count));
+  if (c.split_k > 1) {  // K pieces: one C-shaped partial sum per piece of a tile
+    plan.split_k_ld = split_k_workspace_ld(p.n);
+    ws.split_k_partials = regions.take(floats(c.split_k * p.m * plan.split_k_ld));
+  }
   plan.triangles = w.swap_ab ? product_triangles(p).swapped() : product_triangles(p);
 }
 

@@ -12,12 +12,15 @@
 // Workspace of a wgmma kernel (K' = K rounded up to 32 floats; A', B' the kernel's operands,
 // op(B)^T and op(A) when swapped):
 //   [flags: pre-pass non-finite flag, stream-K flags][converter counters]
-//   [A' big][A' small][B' big][B' small][stream-K partials][expanded A][expanded B][work list]
-// of a split-K kernel: [partial products, split_k x M x ld][expanded A][expanded B][work list].
+//   [A' big][A' small][B' big][B' small][stream-K partials][partial products][expanded A]
+//   [expanded B][work list]
+// (partial products: K pieces, split_k > 1, split_k x M x ld floats in C's layout) and of a
+// split-K kernel: [partial products, split_k x M x ld][expanded A][expanded B][work list].
 // Structured operands: the wgmma pre-pass reads them in place (it writes zeros outside a
 // triangle, mirrors a symmetric one); an operand a kernel reads in place instead is first
 // copied into "expanded" as the dense matrix it stands for, in its stored layout. Triangular
-// operands or a fill add the work list (exec/work_list.hpp), uploaded before the launch.
+// operands, a fill or wgmma K pieces add the work list (exec/work_list.hpp), uploaded before
+// the launch.
 // Every region starts on a 256-byte boundary; absent regions have 0 bytes.
 #pragma once
 
@@ -57,7 +60,7 @@ struct WorkspaceLayout {
   WorkspaceRegion a_planes;           // wgmma: A' as K-major TF32 planes (big, then small for tf32x3)
   WorkspaceRegion b_planes;           // wgmma: B' likewise
   WorkspaceRegion stream_k_partials;  // wgmma, stream-K: one block_m x block_n partial tile per CTA
-  WorkspaceRegion split_k_partials;   // split-K families: split_k slices of M x split_k_ld floats
+  WorkspaceRegion split_k_partials;   // split-K families, wgmma K pieces: split_k slices of M x split_k_ld floats
   WorkspaceRegion expanded_a;         // a structured A read in place, copied dense first
   WorkspaceRegion expanded_b;         // the same for B
   WorkspaceRegion work_list;          // structured products: WorkList::words()
@@ -94,7 +97,7 @@ struct LaunchPlan {
   bool prepass_a = false;    // wgmma: the pre-pass writes A' planes
   bool prepass_b = false;    // wgmma: the pre-pass writes B' planes
   size_t flag_words = 0;     // wgmma: 32-bit flags zeroed before the launch (0: no memset)
-  int64_t split_k_ld = 0;    // split-K: row length of a slice
+  int64_t split_k_ld = 0;    // split-K, wgmma K pieces: row length of a slice
   // Structured products, in the kernel's terms (wgmma swapped: of C^T = op(B)^T op(A)^T):
   // which triangles of its operands may be nonzero and which of its output is kept, and the
   // tiles with their K ranges (empty without triangles or a fill).

@@ -18,6 +18,12 @@
 // least work so far (LPT list scheduling), and cta_begin delimits each CTA's share. One-tile
 // CTAs (ctas == 0): the items are simply ordered longest first, and the hardware, which
 // starts CTAs in index order as SMs free up, deals them the same way.
+//
+// Split K (splits > 1, persistent wgmma): each tile's range is cut into `splits` nearly equal
+// pieces, each an item of its own that writes its partial sum to slot s (its piece's index,
+// slots[i] of item i) of a workspace the split-K reduction then adds in slot order: the same
+// bits every run. Pieces are listed piece-major (every tile's piece 0, then piece 1, ...), so
+// the CTAs working at the same time read the same K range of the shared operand panels.
 #pragma once
 
 #include <cstdint>
@@ -48,18 +54,20 @@ struct WorkTiling {
 struct WorkList {
   std::vector<WorkItem> items;
   std::vector<int32_t> cta_begin;  // persistent: ctas + 1 offsets into items; else empty
+  std::vector<int32_t> slots;      // split K: the partial-sum slot of each item; else empty
   int64_t units = 0;               // the sum of the items' units
   int64_t busiest_cta_units = 0;   // persistent: the largest share (in units, plus one per tile)
   // Average share over the largest (1: perfect), in units plus one per tile for its epilogue.
   double balance = 1.0;
-  // The words to upload: the items, then cta_begin.
+  // The words to upload: the items, then cta_begin, then slots.
   std::vector<int32_t> words() const;
 };
 
 // The K units [first, first + count) tile (i, j) needs (count 0: none).
 WorkItem tile_work(const ProductTriangles& t, const WorkShape& shape, const WorkTiling& tiling, int64_t i, int64_t j);
 
-// Throws InvalidArgument for a tiling or shape out of range.
-WorkList build_work_list(const ProductTriangles& t, const WorkShape& shape, const WorkTiling& tiling, int ctas);
+// Throws InvalidArgument for a tiling, shape or split out of range (splits > 1 needs ctas > 0).
+WorkList build_work_list(const ProductTriangles& t, const WorkShape& shape, const WorkTiling& tiling, int ctas,
+                         int splits = 1);
 
 }  // namespace jitgemm

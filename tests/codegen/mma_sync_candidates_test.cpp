@@ -27,7 +27,7 @@ using testing::key_of;
 std::vector<ProblemKey> small_keys() {
   std::vector<ProblemKey> keys;
   const int64_t sizes[][3] = {{1, 1, 1},     {7, 64, 127},    {127, 127, 127},   {4096, 64, 4096},
-                              {1000, 37, 1537}, {256, 256, 524288}, {4096, 4096, 16384}, {2048, 2048, 64}};
+                              {1000, 37, 1537}, {64, 256, 524288}, {16384, 16384, 65536}, {2048, 2048, 64}};
   for (Precision p : {Precision::TF32x3, Precision::TF32})
     for (const auto& s : sizes)
       for (Op ta : {Op::N, Op::T}) keys.push_back(key_of(p, s[0], s[1], s[2], ta, Op::T));

@@ -48,7 +48,14 @@ TEST(WgmmaCandidates, EveryCandidateIsStaticallyValidAndOfTheFamily) {
       EXPECT_TRUE(statically_valid(c, StaticLimits{}, &why)) << c.name() << ": " << why;
       EXPECT_EQ(c.family(), KernelFamily::Wgmma) << c.name();
       EXPECT_EQ(c.precision, key.precision) << c.name();
-      EXPECT_EQ(c.split_k, 1) << c.name();
+      // K pieces only where the tiles need them, and then on data-parallel single CTAs.
+      EXPECT_EQ(c.split_k == 1, wgmma_default_split_k(key, c) == 1 || c.split_k == 1) << c.name();
+      if (c.split_k > 1) {
+        EXPECT_EQ(c.wgmma().schedule, TileSchedule::DataParallel) << c.name();
+        EXPECT_EQ(c.wgmma().cluster, 1) << c.name();
+        const int d = wgmma_default_split_k(key, c);
+        EXPECT_TRUE(c.split_k == d || c.split_k == 2 * d) << c.name() << " default " << d;
+      }
       EXPECT_EQ(c.block_m, 64 * c.wgmma().consumers) << c.name();
       EXPECT_LE(shared_memory_bytes(c), 227u * 1024) << c.name();
       EXPECT_NE(c.wgmma().acc_block_k, 64) << c.name();  // missed the tf32x3 contract on an H200
@@ -71,9 +78,73 @@ TEST(WgmmaCandidates, LongKAddsTheTwoLevelSumAndTf32Blocks) {
   const auto x1_long = candidate_space(key_of(Precision::TF32, 4096, 4096, 16384));
   EXPECT_FALSE(has(x1_short, [](const KernelConfig& c) { return c.wgmma().acc_block_k > 0; }));
   EXPECT_TRUE(has(x1_long, [](const KernelConfig& c) { return c.wgmma().acc_block_k == 1024; }));
+  // Huge K: pieces of at most 4096 (one-level sums) that fill one wave, no pre-pass (A in
+  // registers, B made K-major in shared memory); 8192 in one piece keeps the long-K tiles.
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 256, 256, 524288)).name(),
+            "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_tw_k132");
+  EXPECT_EQ(default_config(key_of(Precision::TF32, 256, 256, 524288)).name(),
+            "wgmma_tf32_128x256x32_c2_s2_a0_b1_m0_g8_rs_tw_k132");
+  EXPECT_EQ(default_config(key_of(Precision::TF32x3, 8192, 8192, 8192)).name(),
             "wgmma_tf32x3_128x96x32_c2_s3_a32_b1_m16_g8");
-  EXPECT_EQ(default_config(key_of(Precision::TF32, 256, 256, 524288)).name(), "wgmma_tf32_128x128x32_c2_s6_a256_b1_m0_g8");
+  EXPECT_EQ(default_config(key_of(Precision::TF32, 8192, 8192, 8192)).name(), "wgmma_tf32_128x128x32_c2_s6_a256_b1_m0_g8");
+  // A K-major B cannot be transformed: A in registers, B's planes (tf32x3) or converted (tf32).
+  EXPECT_EQ(default_config(key_of(Precision::TF32x3, 256, 256, 524288, Op::N, Op::T)).name(),
+            "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_k132");
+  EXPECT_EQ(default_config(key_of(Precision::TF32, 256, 256, 524288, Op::N, Op::T)).name(),
+            "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_cvt_k132");
+  // Few tiles, short K: as many pieces as fill a wave, none shorter than 512.
+  EXPECT_EQ(default_config(key_of(Precision::TF32x3, 256, 256, 4096)).split_k, 8);
+  EXPECT_EQ(default_config(key_of(Precision::TF32x3, 4096, 4096, 4096)).split_k, 1);
+}
+
+TEST(WgmmaSplitK, PiecesFollowTheContractTheWaveAndTheWorkspace) {
+  const KernelConfig one_level = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
+  const KernelConfig two_level = KernelConfig::parse("wgmma_tf32x3_128x96x32_c2_s3_a32_b1_m16_g8");
+  EXPECT_EQ(wgmma_piece_k(one_level), 4096);
+  EXPECT_EQ(wgmma_piece_k(two_level), 16384);
+  // 4 tiles: 33 pieces fill the wave; K / 4096 = 128 pieces keep the contract: 4 x 33.
+  EXPECT_EQ(wgmma_default_split_k(key_of(Precision::TF32x3, 256, 256, 524288), one_level), 132);
+  // 2^20: 256 pieces are needed; the workspace of 256 x 256 x 256 floats holds them.
+  EXPECT_EQ(wgmma_default_split_k(key_of(Precision::TF32x3, 256, 256, 1 << 20), one_level), 256);
+  // A full wave of tiles: pieces only for the contract.
+  EXPECT_EQ(wgmma_default_split_k(key_of(Precision::TF32x3, 4096, 4096, 16384), one_level), 4);
+  EXPECT_EQ(wgmma_default_split_k(key_of(Precision::TF32x3, 4096, 4096, 16384), two_level), 1);
+  // The workspace bound (2^27 floats): 16384^2 outputs hold no second piece.
+  EXPECT_EQ(wgmma_default_split_k(key_of(Precision::TF32x3, 16384, 16384, 65536), one_level), 1);
+  EXPECT_FALSE(wgmma_takes_k(key_of(Precision::TF32x3, 16384, 16384, 65536)));
+  EXPECT_TRUE(wgmma_takes_k(key_of(Precision::TF32x3, 256, 256, 1 << 20)));
+  // Short K, few tiles: no piece under 512.
+  EXPECT_EQ(wgmma_default_split_k(key_of(Precision::TF32x3, 128, 128, 1024), one_level), 2);
+  EXPECT_EQ(wgmma_default_split_k(key_of(Precision::TF32x3, 128, 128, 256), one_level), 1);
+}
+
+TEST(WgmmaSplitK, NamesValidityRenderingAndGrid) {
+  const KernelConfig c = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_tw_k132");
+  EXPECT_EQ(c.split_k, 132);
+  EXPECT_EQ(c.name(), "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_tw_k132");
+  std::string why;
+  EXPECT_TRUE(statically_valid(c, StaticLimits{}, &why)) << why;
+  // Pieces walk a work list: no stream-K tail, no CTA pairs; at most kMaxSplitK.
+  EXPECT_NE(why_not("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_sk_k4").find("split_k=4"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_x2_k4").find("split_k=4"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_k257").find("split_k=257"), std::string::npos);
+  // The kernel always walks a work list and leaves the fill to the reduction.
+  const ProblemKey lower = [] {
+    ProblemKey k = key_of(Precision::TF32x3, 256, 256, 524288);
+    k.fill = Fill::Lower;
+    return k;
+  }();
+  const RenderedKernel r = render_kernel(c, specialization_of(lower));
+  EXPECT_NE(r.source.find("constexpr int SPLIT_K = 132;"), std::string::npos);
+  EXPECT_NE(r.source.find("constexpr int FILL = 0, WORK_LIST = 1;"), std::string::npos);
+  EXPECT_NE(r.kernel_name.find("_k132"), std::string::npos) << r.kernel_name;
+  EXPECT_NE(r.kernel_name.find("_wl"), std::string::npos) << r.kernel_name;
+  // One CTA per piece, at most one per SM.
+  EXPECT_EQ(launch_geometry(c, 256, 256, 524288, 132).grid_x, 132u);
+  EXPECT_EQ(launch_geometry(c, 128, 128, 524288, 132).grid_x, 132u);
+  KernelConfig few = c;
+  few.split_k = 8;
+  EXPECT_EQ(launch_geometry(few, 256, 256, 4096, 132).grid_x, 32u);
 }
 
 TEST(WgmmaCandidates, DefaultsAreTheFastestMeasured) {
@@ -89,8 +160,9 @@ TEST(WgmmaCandidates, SampleIsValidAndHoldsTheDefaults) {
       std::string why;
       EXPECT_TRUE(statically_valid(c, StaticLimits{}, &why)) << c.name() << ": " << why;
     }
+    // Each key's sample holds its default (K pieces make defaults differ from key to key).
     for (const auto& key : keys_to_check())
-      if (key.precision == p) EXPECT_TRUE(contains(sample, default_config(key))) << key.canonical();
+      if (key.precision == p) EXPECT_TRUE(contains(representative_sample(key), default_config(key))) << key.canonical();
   }
 }
 
@@ -139,7 +211,7 @@ TEST(WgmmaCandidates, StaticValidityMirrorsTheTemplate) {
   EXPECT_NE(why_not("wgmma_tf32x3_128x128x32_c2_s3_a16_b2_m0_g8").find("spills"), std::string::npos);
   EXPECT_NE(why_not("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m16_g8").find("spills"), std::string::npos);
   EXPECT_NE(why_not("wgmma_tf32x3_128x96x32_c2_s3_a32_b2_m16_g8").find("spills"), std::string::npos);
-  KernelConfig split = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
+  KernelConfig split = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_sk");
   split.split_k = 2;
   std::string why;
   EXPECT_FALSE(statically_valid(split, StaticLimits{}, &why));

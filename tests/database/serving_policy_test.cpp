@@ -100,7 +100,7 @@ TEST(ServingPolicy, UntunedSmallTensorCoreProblemsGetTheTf32x3MmaKernelOrFp32) {
   const Environments env = environments_of(kEnv);
   for (Precision p : {Precision::TF32x3, Precision::TF32}) {
     for (const ProblemKey& key : {sample_problem(7, 64, 127, p), sample_problem(1000, 37, 1537, p),
-                                  sample_problem(256, 256, 524288, p), sample_problem(2048, 2048, 64, p)}) {
+                                  sample_problem(64, 256, 524288, p), sample_problem(2048, 2048, 64, p)}) {
       const ServingDecision d = lookup(empty, kH100, key, env);
       EXPECT_EQ(d.rule, ServingRule::Default);
       EXPECT_EQ(d.config, untuned_config(key));
@@ -112,8 +112,11 @@ TEST(ServingPolicy, UntunedSmallTensorCoreProblemsGetTheTf32x3MmaKernelOrFp32) {
           << key.canonical() << ": " << d.config.name();
       EXPECT_FALSE(d.stale());
     }
-    // Where the wgmma kernels pay, they serve; fp32 stays SIMT.
+    // Where the wgmma kernels pay, they serve; fp32 stays SIMT. Huge K too, in K pieces.
     EXPECT_EQ(lookup(empty, kH100, sample_problem(4096, 4096, 4096, p), env).config.family(), KernelFamily::Wgmma);
+    const KernelConfig huge_k = lookup(empty, kH100, sample_problem(256, 256, 524288, p), env).config;
+    EXPECT_EQ(huge_k.family(), KernelFamily::Wgmma) << huge_k.name();
+    EXPECT_EQ(huge_k.split_k, 132) << huge_k.name();
   }
   EXPECT_EQ(lookup(empty, kH100, sample_problem(7, 64, 127), env).config.family(), KernelFamily::Simt);
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -235,6 +236,85 @@ TEST(WorkList, RangesFollowEachTriangle) {
           EXPECT_EQ(list.items.size(), 5u * 4u);
         }
   EXPECT_THROW(build_work_list({}, shape, {0, 64, 16}, 1), InvalidArgument);
+}
+
+TEST(WorkList, KPiecesCoverEachTileOnceWithOneSlotEach) {
+  // largeK at 128x128 tiles: 4 tiles x 132 pieces of 16384 / 132 units over 132 CTAs.
+  const WorkList list = build_work_list({}, {256, 256, 524288}, {128, 128, 32}, 132, 132);
+  ASSERT_EQ(list.items.size(), 4u * 132u);
+  ASSERT_EQ(list.slots.size(), list.items.size());
+  std::map<std::pair<int, int>, std::vector<std::pair<int, int>>> ranges;  // tile -> (first unit, slot)
+  std::map<std::pair<int, int>, std::set<int>> slots;
+  for (size_t i = 0; i < list.items.size(); ++i) {
+    const WorkItem& w = list.items[i];
+    ranges[{w.tile_m, w.tile_n}].push_back({w.first_unit, w.units});
+    const std::pair<int, int> tile{w.tile_m, w.tile_n};
+    EXPECT_TRUE(slots[tile].insert(list.slots[i]).second) << "slot " << list.slots[i] << " twice";
+    EXPECT_GE(w.units, 16384 / 132);
+    EXPECT_LE(w.units, 16384 / 132 + 1);
+  }
+  ASSERT_EQ(ranges.size(), 4u);
+  for (auto& [tile, pieces] : ranges) {
+    std::sort(pieces.begin(), pieces.end());
+    int next = 0;
+    for (auto [first, units] : pieces) {
+      EXPECT_EQ(first, next) << "pieces of a tile must tile its K range";
+      next = first + units;
+    }
+    EXPECT_EQ(next, 16384);
+    EXPECT_EQ(*slots[tile].rbegin(), 131);
+  }
+  // Four pieces per CTA, balanced to within one unit per piece.
+  ASSERT_EQ(list.cta_begin.size(), 133u);
+  for (int b = 0; b < 132; ++b) EXPECT_EQ(list.cta_begin[b + 1] - list.cta_begin[b], 4);
+  EXPECT_GT(list.balance, 0.99);
+  // Slots follow cta_begin in the uploaded words.
+  const std::vector<int32_t> words = list.words();
+  ASSERT_EQ(words.size(), 4 * list.items.size() + list.cta_begin.size() + list.slots.size());
+  EXPECT_EQ(words.back(), list.slots.back());
+  // Pieces of a triangular tile share its range; more pieces than units leave empty pieces
+  // (their slots are still written, as zeros).
+  const WorkList tri = build_work_list({Triangle::Lower, Triangle::None, Triangle::None}, {256, 64, 256},
+                                       {128, 64, 32}, 8, 8);
+  ASSERT_EQ(tri.items.size(), 16u);
+  int64_t tile0 = 0, empty = 0;
+  for (const WorkItem& w : tri.items) {
+    if (w.tile_m == 0) tile0 += w.units;
+    empty += w.units == 0;
+  }
+  EXPECT_EQ(tile0, 4);  // rows < 128 need k < 128: 4 units, over 8 pieces
+  EXPECT_EQ(empty, 4);
+  EXPECT_THROW(build_work_list({}, {256, 256, 1024}, {128, 128, 32}, 0, 2), InvalidArgument);  // pieces need CTAs
+  EXPECT_THROW(build_work_list({}, {256, 256, 1024}, {128, 128, 32}, 8, 0), InvalidArgument);
+}
+
+TEST(LaunchPlan, HugeKPiecesGetPartialsAndAWorkListWithSlots) {
+  GemmProblem g;
+  g.m = 256, g.n = 256, g.k = 524288, g.precision = Precision::TF32x3;
+  const ProblemKey key = make_problem_key(g);
+  const KernelConfig c = default_config(key);
+  ASSERT_EQ(c.split_k, 132) << c.name();
+  const LaunchPlan plan = make_launch_plan(c, key, {132, 0});
+  EXPECT_EQ(plan.main.grid_x, 132u);
+  EXPECT_EQ(plan.split_k_ld, 256);
+  EXPECT_EQ(plan.workspace.split_k_partials.bytes, size_t{4} * 132 * 256 * 256);
+  EXPECT_EQ(plan.work.items.size(), 4u * 132u);
+  EXPECT_EQ(plan.work.slots.size(), plan.work.items.size());
+  EXPECT_EQ(plan.workspace.work_list.bytes, 4 * plan.work_words.size());
+  EXPECT_FALSE(plan.prepass_a || plan.prepass_b);  // A in registers, B transformed: no pre-pass
+  EXPECT_EQ(plan.workspace.a_planes.bytes + plan.workspace.b_planes.bytes, 0u);
+  expect_sound(plan);
+  // On a smaller part (114 SMs) the same pieces are dealt over fewer CTAs.
+  const LaunchPlan small = make_launch_plan(c, key, {114, 0});
+  EXPECT_EQ(small.main.grid_x, 114u);
+  EXPECT_EQ(small.work.cta_begin.size(), 115u);
+  EXPECT_EQ(small.work.items.size(), 4u * 132u);
+  // A fill with pieces: the kernel stores whole partials, the reduction fills (no triangles needed).
+  ProblemKey lower = key;
+  lower.fill = Fill::Lower;
+  const LaunchPlan filled = make_launch_plan(c, lower, {132, 0});
+  EXPECT_EQ(filled.work.items.size(), 4u * 132u);
+  for (const KernelConfig& candidate : tuning_candidates(key)) EXPECT_NO_THROW(make_launch_plan(candidate, key, {132, 0})) << candidate.name();
 }
 
 TEST(LaunchPlan, RefusesWhatCannotRunNamingWhy) {
