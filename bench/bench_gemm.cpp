@@ -4,7 +4,8 @@
 // declared symmetric and declared general, and a size sweep. Each iteration times one
 // jitgemm and one baseline run with events after an L2 flush, on fresh random data checked
 // against a float64 reference. Counters: medians in ms, TFLOP/s, speedup over the baseline
-// and both errors. Also writes bench/results/<gpu>.json (each row names its baseline).
+// and both errors. Also writes bench/results/<gpu>.json (each row names its baseline). The
+// gradients of the reference Models are rows <id>_backward (their own section below).
 #include <benchmark/benchmark.h>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -25,6 +26,7 @@
 #include "cuda/driver_api.hpp"
 #include "cuda/event.hpp"
 #include "cuda/stream.hpp"
+#include "jitgemm/backward.hpp"
 #include "jitgemm/runtime.hpp"
 #include "problem/flop_rate.hpp"
 #include "problem/operand_structure.hpp"
@@ -43,6 +45,7 @@ struct BenchRow {
   GemmProblem problem;
   std::string baseline;  // "cublas_sgemm", "cublas_tf32", "cublas_strmm_tril", "cublas_tf32_tril"
   double jitgemm_ms = 0, baseline_ms = 0, relerr = 0, baseline_relerr = 0;
+  int products = 1;  // products of the problem's size one timing covers (TFLOP/s): 2 for a gradient row
 };
 
 // What jitgemm is compared with: the mode's cuBLAS GEMM on the dense operands, and for a
@@ -171,6 +174,119 @@ void bench_problem(benchmark::State& state, const std::string& id, GemmProblem p
   env.rows.push_back({id, p, baseline_of(p), median, cublas_median, err, cublas_err});
 }
 
+// ==== backward rows (issue 12, "Backward"): <id>_backward ====================================
+// dA and dB of a reference Model through Runtime::gemm_backward, timed together, against the
+// cuBLAS calls they replace: the mode's GEMM for each gradient on the dense operands
+// ("cublas_sgemm", "cublas_tf32"), after a tril / triu kernel on dC where the Model has a fill
+// ("cublas_sgemm_tril", "cublas_tf32_tril": autograd's backward of torch.tril). dC is uniform
+// [0, 1) like the inputs, NaN outside the fill for jitgemm (never read there). The error is
+// the larger of dA's and dB's against float64 (DGEMM of the dense gradient products).
+std::string backward_baseline_of(const GemmProblem& p) {
+  const char* fill = p.fill == Fill::Lower ? "_tril" : p.fill == Fill::Upper ? "_triu" : "";
+  return fmt::format("{}{}", cublas_baseline_name(p.precision), fill);
+}
+
+// A device matrix of `rows` x `ld` floats and its float64 twin.
+struct BenchMatrix {
+  cuda::DeviceBuffer f32, f64;
+  BenchMatrix(int64_t rows, int64_t ld) : f32(4 * rows * ld + 4), f64(8 * rows * ld + 8) {}
+};
+
+void bench_backward(benchmark::State& state, const std::string& id, const GemmProblem& p) {
+  BenchEnv& env = *g_env;
+  CUstream s = env.stream.get();
+  const int64_t lda = p.effective_lda(), ldb = p.effective_ldb(), ldc = p.effective_ldc();
+  const StoredShape sa = stored_shape_a(p), sb = stored_shape_b(p);
+  const BackwardProblems grads = backward_problems(p);
+  BenchMatrix a(sa.rows, lda), b(sb.rows, ldb), dc(p.m, ldc), da(sa.rows, lda), db(sb.rows, ldb);
+  cuda::DeviceBuffer a_read(a.f32.size()), b_read(b.f32.size()), dc_read(dc.f32.size()), dc_masked(dc.f32.size()),
+      scratch(64);
+  const uint64_t seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  const bool symmetric_data = id.rfind("symmetric", 0) == 0;
+  // Dense operands (what cuBLAS reads) and G = fill(dC) in float32 and float64.
+  env.support.fill_random(a.f32.get(), sa.rows, sa.cols, lda, seed, RandomKind::Uniform01, symmetric_data, NAN, s);
+  env.support.fill_random(b.f32.get(), sb.rows, sb.cols, ldb, seed + 7, RandomKind::Uniform01, symmetric_data, NAN, s);
+  env.support.fill_random(dc.f32.get(), p.m, p.n, ldc, seed + 13, RandomKind::Uniform01, false, NAN, s);
+  env.support.densify(a.f32.get(), sa.rows, sa.cols, lda, p.structure_a, s);
+  env.support.densify(b.f32.get(), sb.rows, sb.cols, ldb, p.structure_b, s);
+  env.support.apply_fill(dc.f32.get(), p.m, p.n, ldc, p.fill, s);
+  for (BenchMatrix* x : {&a, &b, &dc}) env.support.widen_to_double(x->f32.get(), x->f64.get(), x->f32.size() / 4 - 1, s);
+  // What jitgemm reads: NaN wherever a structure or the fill says it is not read.
+  const auto& cu = cuda::driver();
+  JITGEMM_CU(cu.cuMemcpyDtoDAsync(a_read.get(), a.f32.get(), a.f32.size(), s), "A");
+  JITGEMM_CU(cu.cuMemcpyDtoDAsync(b_read.get(), b.f32.get(), b.f32.size(), s), "B");
+  JITGEMM_CU(cu.cuMemcpyDtoDAsync(dc_read.get(), dc.f32.get(), dc.f32.size(), s), "dC");
+  env.support.poison_unread(a_read.get(), sa.rows, sa.cols, lda, p.structure_a, NAN, s);
+  env.support.poison_unread(b_read.get(), sb.rows, sb.cols, ldb, p.structure_b, NAN, s);
+  env.support.poison_unread(dc_read.get(), p.m, p.n, ldc, p.fill == Fill::Lower   ? Structure::Lower
+                                                       : p.fill == Fill::Upper ? Structure::Upper
+                                                                               : Structure::General,
+                            NAN, s);
+  // The dense gradient products on one gradient's operands (dC first or second).
+  auto operands = [](const GradientProblem& g, CUdeviceptr dc_ptr, CUdeviceptr other) {
+    return g.dc_operand == DcOperand::First ? std::pair{dc_ptr, other} : std::pair{other, dc_ptr};
+  };
+  const auto [da_first64, da_second64] = operands(grads.da, dc.f64.get(), b.f64.get());
+  const auto [db_first64, db_second64] = operands(grads.db, dc.f64.get(), a.f64.get());
+  cublas_dgemm(env.cublas, dense_problem(grads.da.product), da_first64, da_second64, da.f64.get(), s);
+  cublas_dgemm(env.cublas, dense_problem(grads.db.product), db_first64, db_second64, db.f64.get(), s);
+  auto error = [&] {
+    return std::max(
+        env.support.error_stats(da.f32.get(), lda, da.f64.get(), lda, sa.rows, sa.cols, scratch.get(), s).rel_error,
+        env.support.error_stats(db.f32.get(), ldb, db.f64.get(), ldb, sb.rows, sb.cols, scratch.get(), s).rel_error);
+  };
+  auto poison_outputs = [&] {
+    env.support.fill_value(da.f32.get(), sa.rows * lda, NAN, s);
+    env.support.fill_value(db.f32.get(), sb.rows * ldb, NAN, s);
+  };
+  auto run_jitgemm = [&](CUstream st) {
+    env.runtime.gemm_backward(p, reinterpret_cast<const float*>(dc_read.get()),
+                              reinterpret_cast<const float*>(a_read.get()), reinterpret_cast<const float*>(b_read.get()),
+                              reinterpret_cast<float*>(da.f32.get()), reinterpret_cast<float*>(db.f32.get()),
+                              reinterpret_cast<CUstream_st*>(st));
+  };
+  const auto [da_first, da_second] = operands(grads.da, dc_masked.get(), b.f32.get());
+  const auto [db_first, db_second] = operands(grads.db, dc_masked.get(), a.f32.get());
+  JITGEMM_CU(cu.cuMemcpyDtoDAsync(dc_masked.get(), dc_read.get(), dc_read.size(), s), "dC");
+  auto run_cublas = [&](CUstream st) {
+    env.support.apply_fill(dc_masked.get(), p.m, p.n, ldc, p.fill, st);  // tril(dC), in place (same result each time)
+    const CublasMode mode = cublas_baseline(p.precision);
+    cublas_sgemm(env.cublas, dense_problem(grads.da.product), da_first, da_second, da.f32.get(), st, mode);
+    cublas_sgemm(env.cublas, dense_problem(grads.db.product), db_first, db_second, db.f32.get(), st, mode);
+  };
+  poison_outputs();
+  run_jitgemm(s);
+  const double err = error();
+  poison_outputs();
+  run_cublas(s);
+  const double cublas_err = error();
+  for (int i = 0; i < 3; ++i) { run_jitgemm(s); run_cublas(s); }  // warm-up
+  std::vector<double> ours, theirs;
+  for (auto _ : state) {
+    const double ms = timed(env, run_jitgemm);
+    ours.push_back(ms);
+    theirs.push_back(timed(env, run_cublas));
+    state.SetIterationTime(ms / 1e3);
+  }
+  const double median = summarize(ours).median_ms, cublas_median = summarize(theirs).median_ms;
+  state.counters["jitgemm_ms"] = median;
+  state.counters["cublas_ms"] = cublas_median;
+  state.counters["TFLOPs"] = 2 * tflops(p, median);
+  state.counters["speedup"] = cublas_median / median;
+  state.counters["relerr"] = err;
+  state.counters["cublas_relerr"] = cublas_err;
+  env.rows.push_back({id, p, backward_baseline_of(p), median, cublas_median, err, cublas_err, 2});
+}
+
+// The four reference Models in every mode (largeK too: its gradients are products of K = 256).
+std::vector<std::pair<std::string, GemmProblem>> backward_bench_problems() {
+  std::vector<std::pair<std::string, GemmProblem>> list;
+  for (Precision mode : {Precision::FP32, Precision::TF32x3, Precision::TF32})
+    for (const auto& r : reference_problems(mode)) list.emplace_back(r.id + "_backward", r.problem);
+  return list;
+}
+// ==== end of the backward rows =============================================================
+
 std::vector<std::pair<std::string, GemmProblem>> bench_problems() {
   std::vector<std::pair<std::string, GemmProblem>> list;
   for (Precision mode : {Precision::FP32, Precision::TF32x3, Precision::TF32})
@@ -229,7 +345,7 @@ void write_results(const BenchEnv& env) {
   for (const auto& r : env.rows)
     fmt::print("{:<28} {:>6} {:>11.3f} {:>18} {:>10.3f} {:>7.2f}x {:>9.1f} {:>10.2e} {:>10.2e}\n", r.id,
                to_string(r.problem.precision), r.jitgemm_ms, r.baseline, r.baseline_ms, r.baseline_ms / r.jitgemm_ms,
-               tflops(r.problem, r.jitgemm_ms), r.relerr, r.baseline_relerr);
+               r.products * tflops(r.problem, r.jitgemm_ms), r.relerr, r.baseline_relerr);
 }
 
 }  // namespace
@@ -251,6 +367,14 @@ int main(int argc, char** argv) {
       bench_problem(st, id, problem);
     })->UseManualTime()->Iterations(30)->Unit(benchmark::kMillisecond);
   }
+  // ---- backward rows (see the section above) ----
+  for (auto& [id, problem] : backward_bench_problems()) {
+    const std::string name = fmt::format("{}/{}", id, to_string(problem.precision));
+    benchmark::RegisterBenchmark(name.c_str(), [id = id, problem = problem](benchmark::State& st) {
+      bench_backward(st, id, problem);
+    })->UseManualTime()->Iterations(30)->Unit(benchmark::kMillisecond);
+  }
+  // ---- end of the backward rows ----
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   write_results(*env);

@@ -1,5 +1,6 @@
-// jitgemm-tune: tune one problem (flags), a list (JSON file) or the reference set; show
-// progress and the best so far; print a final table; write the tuning database.
+// jitgemm-tune: tune one problem (flags), a list (JSON file) or the reference set, or with
+// --backward the gradient products of those; show progress and the best so far; print a
+// final table; write the tuning database.
 // Without a GPU it says so, then generates and NVRTC-compiles every candidate for sm_90a
 // and prints their resource use.
 #include <CLI/CLI.hpp>
@@ -23,8 +24,10 @@
 #include "database/environments.hpp"
 #include "database/record_from_tuning.hpp"
 #include "database/tuning_database.hpp"
+#include "jitgemm/backward.hpp"
 #include "jitgemm/error.hpp"
 #include "jitgemm/runtime.hpp"
+#include "problem/gemm_work.hpp"
 #include "problem/problem_key.hpp"
 #include "problem/problem_list.hpp"
 #include "problem/reference_problems.hpp"
@@ -45,6 +48,8 @@ struct Options {
   std::string problems_file;
   bool reference = false;
   bool stale = false;  // re-tune this device's records whose environment differs
+  bool backward = false;  // tune the gradient products of the problems instead
+  bool project = false;   // with backward: the gradients of structured operands projected
   // how
   int jobs = 0;
   int runs = 25;
@@ -55,6 +60,33 @@ struct Options {
   bool sample = false;
   double max_gflop = 0;  // > 0: skip problems of more work than this
 };
+
+// The gradient products of each problem (jitgemm/backward.hpp), as Runtime::gemm_backward runs
+// them: <id>_dA and <id>_dB, and <id>_dA_T / <id>_dB_T, the transposed products a symmetric
+// projection adds. `project`: every structured operand's gradient projected (the parameters
+// kept structured). Products that multiply nothing (an empty or all-zero gradient) are left out.
+std::vector<NamedProblem> gradient_problems(const std::vector<NamedProblem>& forward, bool project) {
+  std::vector<NamedProblem> list;
+  for (const NamedProblem& np : forward) {
+    const GemmProblem& p = np.problem;
+    const BackwardOptions options{project && p.structure_a != Structure::General,
+                                  project && p.structure_b != Structure::General};
+    const BackwardProblems grads = backward_problems(p, options);
+    for (const auto& [name, grad] : {std::pair{"dA", &grads.da}, std::pair{"dB", &grads.db}}) {
+      std::vector<NamedProblem> products{{fmt::format("{}_{}", np.id, name), grad->product}};
+      if (grad->transposed_sum) products.push_back({fmt::format("{}_{}_T", np.id, name), *grad->transposed_sum});
+      for (NamedProblem& product : products) {
+        if (gemm_work(product.problem) != GemmWork::Product) {
+          fmt::print("backward: {} multiplies nothing ({}), not tuned\n", product.id, product.problem.to_string());
+          continue;
+        }
+        fmt::print("backward: {} = {}\n", product.id, product.problem.to_string());
+        list.push_back(std::move(product));
+      }
+    }
+  }
+  return list;
+}
 
 std::vector<NamedProblem> problems_of(const Options& o) {
   std::vector<NamedProblem> list;
@@ -87,6 +119,7 @@ std::vector<NamedProblem> problems_of(const Options& o) {
     p.precision = parse_precision(o.precision.empty() ? "fp32" : o.precision, "--precision");
     list.push_back({"cli", p});
   }
+  if (o.backward) list = gradient_problems(list, o.project);
   if (o.max_gflop > 0)
     std::erase_if(list, [&](const NamedProblem& np) {
       const double gflop = 2.0 * np.problem.m * np.problem.n * np.problem.k / 1e9;
@@ -241,6 +274,12 @@ int main(int argc, char** argv) {
   app.add_flag("--reference", o.reference, "tune the reference problems of reference-problems.md");
   app.add_flag("--stale", o.stale,
                "re-tune (and so re-verify) this device's records whose environment differs from this machine's");
+  auto* backward = app.add_flag("--backward", o.backward,
+                                "tune the gradient products of the given problems (what Runtime::gemm_backward runs: "
+                                "<id>_dA, <id>_dB) instead of the problems");
+  app.add_flag("--project", o.project,
+               "with --backward: the gradients of structured operands projected on their structure")
+      ->needs(backward);
   app.add_option("--jobs,-j", o.jobs, "parallel NVRTC compiles (0: all cores)")->check(CLI::Range(0, 256));
   app.add_option("--runs", o.runs, "timed runs per candidate (median; >= 20)")->check(CLI::Range(20, 10000));
   app.add_option("--db", o.db_path, "tuning database file (default $JITGEMM_TUNING_DB or tuning_db/jitgemm_tuning.json)");

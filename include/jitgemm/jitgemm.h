@@ -51,6 +51,16 @@ jitgemm_status jitgemm_destroy(jitgemm_runtime runtime);
 jitgemm_status jitgemm_gemm(jitgemm_runtime runtime, const jitgemm_problem* problem, const float* a,
                             const float* b, float* c, void* stream);
 
+/* The gradients of the forward `problem` (jitgemm/backward.hpp; README "Backward"): dA and dB of
+ * the Model fill(alpha op(A) op(B)) given dc, on `stream`. da is written stored like A (lda), db
+ * like B (ldb); a NULL da or db is not computed (both NULL: nothing happens). project_a /
+ * project_b (0 or 1): project that gradient on its operand's declared structure (triangular:
+ * its triangle, unit: strict triangle, symmetric: (dX + dX^T) / 2; a general operand is
+ * JITGEMM_INVALID_ARGUMENT). */
+jitgemm_status jitgemm_gemm_backward(jitgemm_runtime runtime, const jitgemm_problem* problem, const float* dc,
+                                     const float* a, const float* b, float* da, float* db, int project_a,
+                                     int project_b, void* stream);
+
 /* Tunes `problem` and stores the winner; *median_ms receives its time (may be NULL). */
 jitgemm_status jitgemm_tune(jitgemm_runtime runtime, const jitgemm_problem* problem, double* median_ms);
 

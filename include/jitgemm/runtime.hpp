@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "jitgemm/backward.hpp"
 #include "jitgemm/problem.hpp"
 
 struct CUstream_st;  // the same type as cudaStream_t; nullptr is the default stream
@@ -48,6 +49,17 @@ class Runtime {
   // this never tunes. Throws InvalidArgument / NotSupported / CudaError.
   void gemm(const GemmProblem& problem, const float* a, const float* b, float* c,
             CUstream_st* stream = nullptr);
+
+  // The gradients of the forward `problem` (jitgemm/backward.hpp): dA = d(loss)/dA and dB =
+  // d(loss)/dB for the Model fill(alpha op(A) op(B)) given dC, on `stream`, asynchronously; each
+  // is one or two forward products (backward_problems), served like gemm. dA is written stored
+  // like A (lda), dB like B (ldb); beta is ignored (the Model's C is not an input). A null
+  // gradient is not computed (both null: nothing happens). An input a computed product does not
+  // read may be null (BLAS rules per product: M or N = 0 leaves dC unread, a skipped dA leaves B
+  // unread). Throws InvalidArgument naming the argument (dC, A, B, dA, dB, project_a,
+  // project_b) / NotSupported / CudaError.
+  void gemm_backward(const GemmProblem& problem, const float* dc, const float* a, const float* b, float* da,
+                     float* db, CUstream_st* stream = nullptr, const BackwardOptions& options = {});
 
   // Tunes `problem` on this device (compile every candidate, verify each against the
   // float64 reference, time the survivors), stores the winner in the database and

@@ -93,6 +93,13 @@ void require(const void* p, const char* what) {
   if (p == nullptr) throw jitgemm::InvalidArgument(std::string(what) + " is a null pointer");
 }
 
+// A C boolean argument: 0 or 1 (anything else is more likely a swapped argument than "true").
+bool flag(int value, const char* what) {
+  if (value != 0 && value != 1)
+    throw jitgemm::InvalidArgument(std::string(what) + "=" + std::to_string(value) + " must be 0 or 1");
+  return value == 1;
+}
+
 }  // namespace
 
 extern "C" {
@@ -128,6 +135,18 @@ jitgemm_status jitgemm_gemm(jitgemm_runtime runtime, const jitgemm_problem* prob
     require(runtime, "jitgemm_gemm: runtime");
     require(problem, "jitgemm_gemm: problem");
     runtime->runtime.gemm(to_cpp(*problem), a, b, c, static_cast<CUstream_st*>(stream));
+  });
+}
+
+jitgemm_status jitgemm_gemm_backward(jitgemm_runtime runtime, const jitgemm_problem* problem, const float* dc,
+                                     const float* a, const float* b, float* da, float* db, int project_a,
+                                     int project_b, void* stream) {
+  return guarded([&] {
+    require(runtime, "jitgemm_gemm_backward: runtime");
+    require(problem, "jitgemm_gemm_backward: problem");
+    const jitgemm::BackwardOptions options{flag(project_a, "jitgemm_gemm_backward: project_a"),
+                                           flag(project_b, "jitgemm_gemm_backward: project_b")};
+    runtime->runtime.gemm_backward(to_cpp(*problem), dc, a, b, da, db, static_cast<CUstream_st*>(stream), options);
   });
 }
 

@@ -11,20 +11,28 @@
 namespace jitgemm {
 namespace {
 
-// Byte extent [begin, end) of a row-major matrix of `rows` rows.
+// Byte extent [begin, end) of a non-empty row-major matrix.
 struct Extent {
   uintptr_t begin, end;
 };
-Extent extent(const void* p, int64_t rows, int64_t cols, int64_t ld) {
-  const auto begin = reinterpret_cast<uintptr_t>(p);
-  return {begin, begin + sizeof(float) * static_cast<uintptr_t>((rows - 1) * ld + cols)};
+Extent extent(const StoredMatrix& x) {
+  const auto begin = reinterpret_cast<uintptr_t>(x.data);
+  return {begin, begin + sizeof(float) * static_cast<uintptr_t>((x.rows - 1) * x.ld + x.cols)};
 }
-bool overlaps(Extent x, Extent y) { return x.begin < y.end && y.begin < x.end; }
 
 }  // namespace
 
-void check_operands(const GemmProblem& p, const void* a, const void* b, const void* c, std::string_view where) {
-  auto check = [&](const char* name, const void* ptr) {
+void check_disjoint(std::string_view where, const StoredMatrix& output, const StoredMatrix& other) {
+  if (output.rows <= 0 || output.cols <= 0 || other.rows <= 0 || other.cols <= 0) return;
+  const Extent x = extent(output), y = extent(other);
+  if (x.begin < y.end && y.begin < x.end)
+    throw InvalidArgument(
+        fmt::format("{}: {} overlaps {} (an output must not alias another operand of the call)", where, output.name, other.name));
+}
+
+void check_operands(const GemmProblem& p, const void* a, const void* b, const void* c, std::string_view where,
+                    const OperandNames& names) {
+  auto check = [&](std::string_view name, const void* ptr) {
     if (ptr == nullptr) throw InvalidArgument(fmt::format("{}: {} is a null pointer", where, name));
     if (reinterpret_cast<uintptr_t>(ptr) % alignof(float) != 0)
       throw InvalidArgument(
@@ -32,17 +40,14 @@ void check_operands(const GemmProblem& p, const void* a, const void* b, const vo
   };
   // By the BLAS rules an empty C is not touched, and A and B are not read for C = beta * C.
   if (gemm_work(p) == GemmWork::None) return;
-  check("C", c);
+  check(names.c, c);
   if (gemm_work(p) == GemmWork::ScaleOutput) return;
-  check("A", a);
-  check("B", b);
+  check(names.a, a);
+  check(names.b, b);
   const StoredShape sa = stored_shape_a(p), sb = stored_shape_b(p);
-  const Extent ea = extent(a, sa.rows, sa.cols, p.effective_lda());
-  const Extent eb = extent(b, sb.rows, sb.cols, p.effective_ldb());
-  const Extent ec = extent(c, p.m, p.n, p.effective_ldc());
-  if (overlaps(ec, ea)) throw InvalidArgument(fmt::format("{}: C overlaps A (the output must not alias an input)", where));
-  if (overlaps(ec, eb)) throw InvalidArgument(fmt::format("{}: C overlaps B (the output must not alias an input)", where));
+  const StoredMatrix out{names.c, c, p.m, p.n, p.effective_ldc()};
+  check_disjoint(where, out, {names.a, a, sa.rows, sa.cols, p.effective_lda()});
+  check_disjoint(where, out, {names.b, b, sb.rows, sb.cols, p.effective_ldb()});
 }
-
 
 }  // namespace jitgemm

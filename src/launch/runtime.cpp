@@ -21,7 +21,9 @@
 #include "database/serving_policy.hpp"
 #include "database/tuning_database.hpp"
 #include "exec/gemm_launch.hpp"
+#include "exec/zero_diagonal.hpp"
 #include "jitgemm/error.hpp"
+#include "launch/backward_checks.hpp"
 #include "launch/kernel_cache.hpp"
 #include "launch/memoized_selector.hpp"
 #include "launch/operand_checks.hpp"
@@ -112,6 +114,47 @@ struct Runtime::Impl {
         database_path(first_non_empty(options.database_path, "JITGEMM_TUNING_DB", JITGEMM_SHIPPED_DB)),
         selector(load_selector(database_path, device, info, templates)) {}
 
+  // A validated, checked product: selection (database) -> module cache -> plan -> launch.
+  void serve(const GemmProblem& problem, const float* a, const float* b, float* c, CUstream_st* stream) {
+    const GemmWork work = gemm_work(problem);
+    if (work == GemmWork::None) return;  // an empty C: nothing to do (BLAS)
+    context.make_current();
+    const auto cu_stream = reinterpret_cast<CUstream>(stream);
+    if (work == GemmWork::ScaleOutput) {  // C = beta * C, A and B not read (BLAS)
+      launcher.scale_output(problem, reinterpret_cast<CUdeviceptr>(c), cu_stream);
+      return;
+    }
+    const ProblemKey key = make_problem_key(problem, a, b, c);
+    KernelConfig config;
+    {
+      std::lock_guard lock(database_mutex);
+      const ServingDecision& decision = selector.select(key);
+      count(decision);
+      config = decision.config;
+    }
+    const KernelSpecialization spec = specialization_of(key);
+    const LoadedKernel& kernel = kernels.get(config, spec);
+    const LaunchPlan plan = plans.get(launcher, kernel.function, config, key);
+    const CUdeviceptr workspace = workspaces.get(cu_stream, plan.workspace.total_bytes);
+    launcher.launch(plan, problem, kernel.function, reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),
+                    reinterpret_cast<CUdeviceptr>(c), workspace, cu_stream);
+  }
+
+  // One gradient (jitgemm/backward.hpp): its product, the transposed product added for a
+  // symmetric projection, the diagonal zeroed for a unit-diagonal one. Those two steps only
+  // follow a real product: an empty or all-zero gradient is already projected.
+  void serve_gradient(const GradientProblem& g, const GradientOperands& ops, CUstream_st* stream) {
+    const GemmProblem& p = g.product;
+    float* out = static_cast<float*>(ops.out);
+    serve(p, static_cast<const float*>(ops.first), static_cast<const float*>(ops.second), out, stream);
+    if (gemm_work(p) != GemmWork::Product) return;
+    if (g.transposed_sum)  // X^T = op(second)^T op(first)^T: the operands exchange places
+      serve(*g.transposed_sum, static_cast<const float*>(ops.second), static_cast<const float*>(ops.first), out,
+            stream);
+    if (g.zero_diagonal)
+      zero_diagonal(reinterpret_cast<CUdeviceptr>(out), p.m, p.n, p.effective_ldc(), reinterpret_cast<CUstream>(stream));
+  }
+
   void count(const ServingDecision& d) {
     const ServeRule rule = to_serve_rule(d.rule);
     (rule == ServeRule::Exact ? exact : rule == ServeRule::Nearest ? nearest : fallback)++;
@@ -128,29 +171,18 @@ Runtime& Runtime::operator=(Runtime&&) noexcept = default;
 void Runtime::gemm(const GemmProblem& problem, const float* a, const float* b, float* c, CUstream_st* stream) {
   problem.validate("Runtime::gemm");
   check_operands(problem, a, b, c);
-  Impl& im = *impl_;
-  const GemmWork work = gemm_work(problem);
-  if (work == GemmWork::None) return;  // an empty C: nothing to do (BLAS)
-  im.context.make_current();
-  if (work == GemmWork::ScaleOutput) {  // C = beta * C, A and B not read (BLAS)
-    im.launcher.scale_output(problem, reinterpret_cast<CUdeviceptr>(c), reinterpret_cast<CUstream>(stream));
-    return;
-  }
-  const ProblemKey key = make_problem_key(problem, a, b, c);
-  KernelConfig config;
-  {
-    std::lock_guard lock(im.database_mutex);
-    const ServingDecision& decision = im.selector.select(key);
-    im.count(decision);
-    config = decision.config;
-  }
-  const KernelSpecialization spec = specialization_of(key);
-  const LoadedKernel& kernel = im.kernels.get(config, spec);
-  const LaunchPlan plan = im.plans.get(im.launcher, kernel.function, config, key);
-  const auto cu_stream = reinterpret_cast<CUstream>(stream);
-  const CUdeviceptr workspace = im.workspaces.get(cu_stream, plan.workspace.total_bytes);
-  im.launcher.launch(plan, problem, kernel.function, reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),
-                     reinterpret_cast<CUdeviceptr>(c), workspace, cu_stream);
+  impl_->serve(problem, a, b, c, stream);
+}
+
+void Runtime::gemm_backward(const GemmProblem& problem, const float* dc, const float* a, const float* b, float* da,
+                            float* db, CUstream_st* stream, const BackwardOptions& options) {
+  // The options are checked even when nothing is computed: a bad call fails the same way always.
+  const BackwardProblems grads = backward_problems(problem, options);
+  const BackwardOperands ptrs{dc, a, b, da, db};
+  check_backward_operands(grads, ptrs);
+  // dA first: check_backward_operands made sure dA does not overlap what dB's product reads.
+  if (da != nullptr) impl_->serve_gradient(grads.da, da_operands(grads.da, ptrs), stream);
+  if (db != nullptr) impl_->serve_gradient(grads.db, db_operands(grads.db, ptrs), stream);
 }
 
 double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {

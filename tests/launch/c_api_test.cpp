@@ -24,6 +24,54 @@ TEST(CApi, NullArgumentsAreInvalid) {
   EXPECT_EQ(jitgemm_destroy(nullptr), JITGEMM_SUCCESS);
 }
 
+TEST(CApi, BackwardNullArgumentsAreInvalid) {
+  jitgemm_problem p = jitgemm_problem_default(8, 8, 8);
+  EXPECT_EQ(jitgemm_gemm_backward(nullptr, &p, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, nullptr),
+            JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("jitgemm_gemm_backward: runtime is a null pointer"),
+            std::string::npos)
+      << jitgemm_last_error();
+}
+
+// With a device: the C twin of gemm_backward reports what Runtime::gemm_backward checks, with
+// the argument's name, before launching anything; the flags are 0 or 1.
+TEST(CApi, BackwardArgumentErrorsNameTheArgument) {
+  JITGEMM_REQUIRE_GPU();
+  jitgemm_runtime runtime = nullptr;
+  const std::string db_path = jitgemm::testing::temp_dir("c-api-backward") + "/tuning.json";
+  ASSERT_EQ(jitgemm_create(&runtime, 0, db_path.c_str(), jitgemm::testing::temp_dir("c-api-backward-cache").c_str()),
+            JITGEMM_SUCCESS)
+      << jitgemm_last_error();
+  EXPECT_EQ(jitgemm_gemm_backward(runtime, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, nullptr),
+            JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("jitgemm_gemm_backward: problem is a null pointer"),
+            std::string::npos);
+  float* fake = reinterpret_cast<float*>(0x100000);
+  float *dc = fake, *a = fake + 4096, *b = fake + 8192, *da = fake + 12288, *db = fake + 16384;
+  jitgemm_problem p = jitgemm_problem_default(32, 32, 32);
+  auto expect = [&](jitgemm_status status, const char* message, const float* dc_, float* da_, int pa, int pb) {
+    EXPECT_EQ(jitgemm_gemm_backward(runtime, &p, dc_, a, b, da_, db, pa, pb, nullptr), status) << message;
+    EXPECT_NE(std::string(jitgemm_last_error()).find(message), std::string::npos) << jitgemm_last_error();
+  };
+  expect(JITGEMM_INVALID_ARGUMENT, "project_a=2 must be 0 or 1", dc, da, 2, 0);
+  expect(JITGEMM_INVALID_ARGUMENT, "project_b=-1 must be 0 or 1", dc, da, 0, -1);
+  expect(JITGEMM_INVALID_ARGUMENT, "BackwardOptions.project_a needs a structured operand", dc, da, 1, 0);
+  expect(JITGEMM_INVALID_ARGUMENT, "Runtime::gemm_backward: dC is a null pointer", nullptr, da, 0, 0);
+  expect(JITGEMM_INVALID_ARGUMENT, "Runtime::gemm_backward: dA overlaps dC", dc, dc + 16, 0, 0);
+  p.structure_a = JITGEMM_STRUCTURE_LOWER;
+  p.m = -3;
+  expect(JITGEMM_INVALID_ARGUMENT, "backward_problems: M=-3 must be >= 0", dc, da, 1, 0);
+  // Nothing asked, or nothing to compute (K = 0: both gradients empty): success, nothing touched.
+  p = jitgemm_problem_default(32, 32, 32);
+  EXPECT_EQ(jitgemm_gemm_backward(runtime, &p, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, nullptr),
+            JITGEMM_SUCCESS)
+      << jitgemm_last_error();
+  p.k = 0;
+  EXPECT_EQ(jitgemm_gemm_backward(runtime, &p, nullptr, nullptr, nullptr, da, db, 0, 0, nullptr), JITGEMM_SUCCESS)
+      << jitgemm_last_error();
+  EXPECT_EQ(jitgemm_destroy(runtime), JITGEMM_SUCCESS);
+}
+
 TEST(CApi, DefaultProblemIsPlainFp32) {
   const jitgemm_problem p = jitgemm_problem_default(3, 4, 5);
   EXPECT_EQ(p.m, 3);

@@ -44,8 +44,37 @@ TEST(JitgemmTune, MalformedProblemFilesExitTwoNamingTheMember) {
 TEST(JitgemmTune, HelpListsTheOptions) {
   const ToolRun r = run_tool("--help");
   EXPECT_EQ(r.status, 0);
-  for (const char* flag : {"--reference", "--problems", "--jobs", "--db", "--compile-only", "--trans-a"})
+  for (const char* flag : {"--reference", "--problems", "--jobs", "--db", "--compile-only", "--trans-a", "--backward"})
     EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
+}
+
+// --backward lists the gradient products (jitgemm/backward.hpp) it tunes instead of the problem,
+// leaving out those that multiply nothing; --max-gflop then drops them all here (no compile).
+TEST(JitgemmTune, BackwardTunesTheGradientProducts) {
+  ToolRun r = run_tool("--m 10 --n 20 --k 30 --backward --max-gflop 1e-9");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("backward: cli_dA = 10x30x20 NT fp32 lda=20 ldb=20 ldc=30"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("backward: cli_dB = 30x20x10 TN fp32 lda=30 ldb=20 ldc=20"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("nothing to tune"), std::string::npos) << r.output;
+  r = run_tool("--m 10 --n 0 --k 30 --backward");  // dA = 0 (N = 0), dB empty
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("backward: cli_dA multiplies nothing"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("backward: cli_dB multiplies nothing"), std::string::npos) << r.output;
+  // A structured problem list, projected: the symmetric operand's gradient adds its transpose.
+  const std::string dir = jitgemm::testing::temp_dir("backward_problems");
+  {
+    std::ofstream(dir + "/problems.json")
+        << R"([{"id":"sym","m":64,"n":32,"k":64,"structure_a":"symmetric","fill":"lower","precision":"tf32x3"}])";
+  }
+  r = run_tool("--problems " + dir + "/problems.json --backward --project --max-gflop 1e-9");
+  EXPECT_NE(r.output.find("backward: sym_dA = 64x64x32 NT tf32x3 lda=32 ldb=32 ldc=64 alpha=0.5 beta=0 A:lower"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("backward: sym_dA_T = 64x64x32 NT tf32x3"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("backward: sym_dB = 64x32x64 TN tf32x3"), std::string::npos) << r.output;
+  r = run_tool("--m 10 --n 10 --k 10 --project");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.output.find("--backward"), std::string::npos) << r.output;
 }
 
 TEST(JitgemmTune, BadFlagsFailWithAMessage) {
