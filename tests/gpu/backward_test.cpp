@@ -120,8 +120,8 @@ void run_cases(const std::vector<BackwardCase>& cases, Precision precision, cons
     EXPECT_TRUE(r.db.passes()) << name << ": dB " << r.db.describe();
     // A sane baseline: a gradient formula gone wrong would make cuBLAS far off too, and with it
     // the tolerance.
-    EXPECT_LT(r.da.cublas_error, 1e-2) << name;
-    EXPECT_LT(r.db.cublas_error, 1e-2) << name;
+    EXPECT_LT(r.da.cublas_error, 1e-2) << name << ": dA " << r.da.describe() << "; dB " << r.db.describe();
+    EXPECT_LT(r.db.cublas_error, 1e-2) << name << ": dA " << r.da.describe() << "; dB " << r.db.describe();
     failures += !r.da.passes() || !r.db.passes();
   }
   std::printf("[ info ] %s %s: %zu backward cases, %d failures\n", what, std::string(to_string(precision)).c_str(),
