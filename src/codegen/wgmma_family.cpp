@@ -508,7 +508,9 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
   }
   // K pieces, where a candidate's tiles need them (huge K, or too few tiles for half a wave):
   // its default split and twice that. Stream-K tails and CTA pairs stay only where K fits one
-  // piece (they split nothing).
+  // piece (they split nothing). Up to 2 x kWgmmaLongK the whole-K candidate stays too: one
+  // pass of one-level sums over K = 8192 kept the contract on an H200 (transA) and is faster
+  // than two pieces; the tuner's verification decides.
   std::vector<KernelConfig> split;
   for (KernelConfig c : out) {
     const int pieces = wgmma_default_split_k(key, c);
@@ -517,6 +519,7 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
       split.push_back(c);
       continue;
     }
+    if (key.k <= 2 * kWgmmaLongK) split.push_back(c);
     if (c.wgmma().schedule == TileSchedule::StreamK || c.wgmma().cluster != 1) continue;
     for (int p : {pieces, 2 * pieces}) {
       c.split_k = p;
