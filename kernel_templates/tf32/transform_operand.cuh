@@ -7,6 +7,10 @@
 // rounded (tf32) or split into big and small parts (tf32x3), into the stage's B planes. No
 // pre-pass runs and B is read once from global memory.
 //
+// B_K_MAJOR = 1: B is stored K-major, TMA copies it raw straight into the stage's big plane
+// (the plane's layout), and the same warps round it there in place, 16 bytes per access
+// (tf32x3: the big part back, the small part into the small plane). No transpose.
+//
 // Not self-standing: wgmma_gemm.cu includes it after its constants and the ring.
 //
 // Per stage: the producer's TMA completes full[s]; the transform warps wait for it, write the
@@ -23,7 +27,7 @@ constexpr int TRANSFORM_PIECES = BLOCK_N * BLOCK_K / 16;  // 4 x 4 pieces per st
 
 static_assert(!TRANSFORM_B || (A_IN_REGISTERS && !CONVERT_B && CLUSTER == 1),
               "TRANSFORM_B: A in registers, B neither converted in global memory nor shared by a CTA pair");
-static_assert(!TRANSFORM_B || (BLOCK_K % 32 == 0 && BLOCK_N % 32 == 0),
+static_assert(!TRANSFORM_B || (BLOCK_K % 32 == 0 && BLOCK_N % 32 == 0 && (!B_K_MAJOR || BLOCK_N % 8 == 0)),
               "TRANSFORM_B: the raw B tile is made of 32-column boxes of 128-byte rows");
 
 // The layouts (both 128-byte swizzled: in a row r of 128 bytes, 16-byte chunk c sits at c ^ (r % 8)):
@@ -110,13 +114,44 @@ __device__ __forceinline__ bool transform_stage(unsigned stage, int ct) {
   return nonfinite;
 }
 
+// B_K_MAJOR: the stage's big plane rounded (or split) in place, 16-byte chunks dealt round
+// robin (consecutive threads, consecutive chunks: no bank conflicts). Returns whether any value
+// was inf or NaN.
+constexpr int ROUND_CHUNKS = BLOCK_N * BLOCK_K / 4;
+__device__ __forceinline__ bool round_stage(unsigned stage, int ct) {
+  bool nonfinite = false;
+  const unsigned plane = b_tile(stage, 0);
+#pragma unroll 4
+  for (int chunk = ct; chunk < ROUND_CHUNKS; chunk += TRANSFORM_THREADS) {
+    const unsigned addr = plane + 16 * chunk;
+    const float4 v = lds_v4(addr);
+    float x[4] = {v.x, v.y, v.z, v.w}, big[4], small[4];
+    const bool special = !isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2]) || !isfinite(x[3]);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      if (special) {
+        const Tf32Pair p = TF32X3 ? tf32_split<true>(x[i]) : Tf32Pair{tf32_round(x[i]), 0.0f};
+        big[i] = p.big, small[i] = p.small;
+      } else {
+        big[i] = tf32_round_not_nan(x[i]);
+        small[i] = TF32X3 ? tf32_round_not_nan(x[i] - big[i]) : 0.0f;
+      }
+    }
+    sts_v4(addr, make_float4(big[0], big[1], big[2], big[3]));
+    if constexpr (TF32X3) sts_v4(addr + B_TILE_BYTES, make_float4(small[0], small[1], small[2], small[3]));
+    nonfinite |= special;
+  }
+  return nonfinite;
+}
+
 // The transform warps' loop: every stage the producer fills, in the same order.
 __device__ __forceinline__ void transform_b(const SharedRing& ring_smem, const TileSchedule& s) {
   const int ct = threadIdx.x - 32;
   Ring ring;
   for_each_stage(s, [&](TileCoord, int) {
     mbarrier_wait(ring_smem.full(ring.stage), ring.phase);
-    const bool nonfinite = transform_stage(ring_smem.stage_addr(ring.stage), ct);
+    const unsigned stage = ring_smem.stage_addr(ring.stage);
+    const bool nonfinite = B_K_MAJOR ? round_stage(stage, ct) : transform_stage(stage, ct);
     fence_proxy_async_shared();  // the planes, for wgmma
     // The vote also orders every thread's stores before thread 0's arrival (release).
     const bool any = barrier_any(TRANSFORM_BARRIER, TRANSFORM_THREADS, nonfinite);

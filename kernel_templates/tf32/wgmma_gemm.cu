@@ -15,7 +15,10 @@
 // (tf32/convert_operand.cuh). TRANSFORM_B = 1 (A in registers): B too comes raw from the caller's
 // matrix, stored K x N (MN-major; tensor map {N, K}, box {32, BLOCK_K}), and warps 1..3 of the
 // producer warpgroup rewrite each stage's tile K-major, rounded or split, into the stage's
-// planes in shared memory (tf32/transform_operand.cuh): no pre-pass at all.
+// planes in shared memory (tf32/transform_operand.cuh): no pre-pass at all. B_K_MAJOR = 1 (with
+// TRANSFORM_B): B comes raw from a K-major matrix instead (tensor map {K, N}, box {32, BLOCK_N},
+// as a plane), straight into the stage's big plane, and the same warps round it there in place
+// (tf32x3: the small part into the small plane).
 //
 // Structure: one persistent CTA per SM walks its share of the output tiles
 // (tf32/tile_schedule.cuh: whole tiles t = blockIdx.x, +gridDim.x, ..., and with STREAM_K = 1
@@ -65,6 +68,7 @@ constexpr int TRANSPOSE_C = 0;     // 1: the result is C^T (operands swapped by 
 constexpr int CONVERT_B = 0;       // tf32 RS: 1: the producer warpgroup writes B's plane (no pre-pass)
 constexpr int CONVERT_TRANSPOSED = 0, CONVERT_VEC = 4;  // CONVERT_B: B's source layout, vector width
 constexpr int TRANSFORM_B = 0;     // RS: 1: B raw (stored K x N), made K-major in shared memory by the producer warpgroup
+constexpr int B_K_MAJOR = 0;       // TRANSFORM_B: 1: B raw K-major (stored N x K), rounded in place instead
 constexpr int STREAM_K = 0;        // 1: the tiles of the last wave are shared out along K (tf32/tile_schedule.cuh)
 constexpr int CLUSTER = 1;         // 2: CTA pairs on tiles side by side along N, each loading half of A for both
 constexpr int FILL = 0, WORK_LIST = 0;  // structure (see above)
@@ -85,8 +89,10 @@ constexpr int A_TILE_BYTES = BLOCK_M * BLOCK_K * 4;  // one plane of A: [K_SUBTI
 constexpr int B_TILE_BYTES = BLOCK_N * BLOCK_K * 4;  // one plane of B: [K_SUBTILES][BLOCK_N][SWIZZLE_K]
 constexpr int PLANE_BYTES = A_TILE_BYTES + B_TILE_BYTES;
 // A stage. Planes: [PLANES][A tile, B tile]. RS: [raw A tile][PLANES][B tile], and with
-// TRANSFORM_B then the raw B tile the planes are written from.
-constexpr int STAGE_BYTES = A_IN_REGISTERS ? A_TILE_BYTES + (PLANES + TRANSFORM_B) * B_TILE_BYTES : PLANES * PLANE_BYTES;
+// TRANSFORM_B (MN-major B) then the raw B tile the planes are written from.
+constexpr int RAW_B_TILE = TRANSFORM_B && !B_K_MAJOR;  // B_K_MAJOR: TMA writes the big plane itself
+constexpr int STAGE_BYTES =
+    A_IN_REGISTERS ? A_TILE_BYTES + (PLANES + RAW_B_TILE) * B_TILE_BYTES : PLANES * PLANE_BYTES;
 // What TMA writes per stage (TRANSFORM_B: the raw tiles only).
 constexpr int TMA_STAGE_BYTES = TRANSFORM_B ? A_TILE_BYTES + B_TILE_BYTES : STAGE_BYTES;
 constexpr int SMEM_ALIGN = 1024;                     // 128-byte swizzle atom
@@ -138,6 +144,7 @@ static_assert((1 + (TF32X3 ? ACC_BUFFERS + (SUM_BLOCKS > 0) : ACC_BLOCK_K > 0)) 
 static_assert(STAGES >= 2, "the ring needs at least two stages");
 static_assert(STREAM_K == 0 || STREAM_K == 1, "STREAM_K is 0 or 1");
 static_assert(TRANSFORM_B == 0 || TRANSFORM_B == 1, "TRANSFORM_B is 0 or 1");
+static_assert(B_K_MAJOR == 0 || (B_K_MAJOR == 1 && TRANSFORM_B), "B_K_MAJOR describes a raw B (TRANSFORM_B)");
 static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER is 1 or 2 CTAs");
 static_assert(CLUSTER == 1 || (!STREAM_K && !CONVERT_B), "a CTA pair walks whole tiles with B planes from a pre-pass");
 static_assert(WORK_LIST == 0 || (WORK_LIST == 1 && !STREAM_K && CLUSTER == 1), "a work list holds whole tiles, one CTA each");
@@ -255,15 +262,16 @@ __device__ __forceinline__ void load_stage(const OperandMaps& maps, unsigned sta
                k0 + sub * SWIZZLE_K, tile.m0 + half * ROWS);
     }
   }
-  if constexpr (TRANSFORM_B) {
+  if constexpr (RAW_B_TILE) {
     // The raw B (stored K x N): boxes of 32 columns of N by BLOCK_K rows of K.
 #pragma unroll
     for (int sub = 0; sub < RAW_B_BOXES; ++sub)
       tma_load_2d(raw_b_tile(stage) + sub * BLOCK_K * 128, maps.b[0], bar, tile.n0 + sub * 32, k0);
     return;
   }
+  // B_K_MAJOR: the raw B into the big plane, rounded there by the transform warps.
 #pragma unroll
-  for (int p = 0; p < PLANES; ++p) {
+  for (int p = 0; p < (TRANSFORM_B ? 1 : PLANES); ++p) {
 #pragma unroll
     for (int sub = 0; sub < K_SUBTILES; ++sub)
       tma_load_2d(b_tile(stage, p) + sub * BLOCK_N * SWIZZLE_BYTES, maps.b[p], bar, k0 + sub * SWIZZLE_K, tile.n0);

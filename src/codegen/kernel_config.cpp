@@ -41,6 +41,7 @@ std::string_view to_string(WgmmaB b) noexcept {
     case WgmmaB::Planes: return "planes";
     case WgmmaB::Converted: return "converted";
     case WgmmaB::Transformed: return "transformed";
+    case WgmmaB::Rounded: return "rounded";
   }
   return "?";
 }

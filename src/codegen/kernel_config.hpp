@@ -60,14 +60,16 @@ enum class WgmmaA { Planes, Registers, RegistersTruncated };
 //                  plane during the kernel (tf32/convert_operand.cuh), no pre-pass
 //   Transformed    A in registers, B stored MN-major: read raw by TMA and rewritten K-major in
 //                  shared memory by warps 1..3 of the producer warpgroup (transform_operand.cuh)
-enum class WgmmaB { Planes, Converted, Transformed };
+//   Rounded        A in registers, B stored K-major: read raw by TMA into the stage's big plane
+//                  and rounded (or split) there in place by the same warps (no transpose)
+enum class WgmmaB { Planes, Converted, Transformed, Rounded };
 // How persistent CTAs share out the tiles:
 //   DataParallel  whole tiles
 //   StreamK       the last partial wave and one full wave cut along K (tf32/tile_schedule.cuh)
 enum class TileSchedule { DataParallel, StreamK };
 
 std::string_view to_string(WgmmaA a) noexcept;        // "planes", "registers", "registers_truncated"
-std::string_view to_string(WgmmaB b) noexcept;        // "planes", "converted", "transformed"
+std::string_view to_string(WgmmaB b) noexcept;        // "planes", "converted", "transformed", "rounded"
 std::string_view to_string(TileSchedule s) noexcept;  // "data_parallel", "stream_k"
 
 struct WgmmaParams {

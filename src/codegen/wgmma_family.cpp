@@ -64,6 +64,14 @@ KernelConfig transforming(KernelConfig c) {
   return c;
 }
 
+KernelConfig rounding(KernelConfig c) {
+  c.wgmma().b = WgmmaB::Rounded;
+  return c;
+}
+
+// B read raw by TMA and rewritten by the producer warpgroup's warps 1..3 (transposed, or rounded in place).
+bool b_in_shared_memory(const WgmmaParams& w) { return w.b == WgmmaB::Transformed || w.b == WgmmaB::Rounded; }
+
 KernelConfig streaming(KernelConfig c) {
   c.wgmma().schedule = TileSchedule::StreamK;
   return c;
@@ -132,8 +140,9 @@ std::string operand_problem(const KernelConfig& c) {
   if (!w.a_in_registers() && w.swap_ab) return "swap_ab exchanges the operand read into registers: needs A in registers";
   if (w.b == WgmmaB::Converted && (!w.a_in_registers() || is_x3(c) || c.block_k > 64))
     return "B converted in the kernel needs tf32 with A in registers and block_k <= 64 (one 64-K chunk per stage)";
-  if (w.b == WgmmaB::Transformed && (!w.a_in_registers() || w.cluster != 1))
-    return fmt::format("B transformed in shared memory needs A in registers and no CTA pair (cluster={})", w.cluster);
+  if (b_in_shared_memory(w) && (!w.a_in_registers() || w.cluster != 1))
+    return fmt::format("B {} in shared memory needs A in registers and no CTA pair (cluster={})", to_string(w.b),
+                       w.cluster);
   if (!one_of(w.cluster, {1, 2})) return fmt::format("cluster={} is not 1 or 2", w.cluster);
   if (w.cluster > 1 && (w.schedule == TileSchedule::StreamK || w.b == WgmmaB::Converted))
     return fmt::format("cluster={} walks whole tiles with B from a pre-pass (not with stream-K or B converted)",
@@ -179,7 +188,7 @@ std::string budget_problem(const KernelConfig& c, const StaticLimits& limits) {
 }
 
 constexpr std::string_view kANames[] = {"planes", "registers", "registers_truncated"};
-constexpr std::string_view kBNames[] = {"planes", "converted", "transformed"};
+constexpr std::string_view kBNames[] = {"planes", "converted", "transformed", "rounded"};
 constexpr std::string_view kScheduleNames[] = {"data_parallel", "stream_k"};
 
 constexpr std::array<ConfigField, 9> kFields{{
@@ -196,7 +205,7 @@ constexpr std::array<ConfigField, 9> kFields{{
      [](KernelConfig& c, int v) { c.wgmma().a = static_cast<WgmmaA>(v); }},
     {"swap_ab", ConfigField::Kind::Boolean, 0, 1, {}, [](const KernelConfig& c) { return c.wgmma().swap_ab ? 1 : 0; },
      [](KernelConfig& c, int v) { c.wgmma().swap_ab = v != 0; }},
-    {"b", ConfigField::Kind::Name, 0, 2, kBNames, [](const KernelConfig& c) { return static_cast<int>(c.wgmma().b); },
+    {"b", ConfigField::Kind::Name, 0, 3, kBNames, [](const KernelConfig& c) { return static_cast<int>(c.wgmma().b); },
      [](KernelConfig& c, int v) { c.wgmma().b = static_cast<WgmmaB>(v); }},
     {"schedule", ConfigField::Kind::Name, 0, 1, kScheduleNames,
      [](const KernelConfig& c) { return static_cast<int>(c.wgmma().schedule); },
@@ -226,7 +235,7 @@ class WgmmaRules final : public KernelFamilyRules {
                        w.sum_blocks, c.raster_group,
                        w.a == WgmmaA::Registers ? "_rs" : w.a == WgmmaA::RegistersTruncated ? "_rst" : "",
                        w.swap_ab ? "_swap" : "", w.b == WgmmaB::Converted ? "_cvt" : "",
-                       w.b == WgmmaB::Transformed ? "_tw" : "", w.schedule == TileSchedule::StreamK ? "_sk" : "",
+                       w.b == WgmmaB::Transformed ? "_tw" : w.b == WgmmaB::Rounded ? "_rb" : "", w.schedule == TileSchedule::StreamK ? "_sk" : "",
                        w.cluster != 1 ? fmt::format("_x{}", w.cluster) : "",
                        c.split_k != 1 ? fmt::format("_k{}", c.split_k) : "");
   }
@@ -242,6 +251,7 @@ class WgmmaRules final : public KernelFamilyRules {
     if (take(rest, "_swap")) w.swap_ab = true;
     if (take(rest, "_cvt")) w.b = WgmmaB::Converted;
     else if (take(rest, "_tw")) w.b = WgmmaB::Transformed;
+    else if (take(rest, "_rb")) w.b = WgmmaB::Rounded;
     if (take(rest, "_sk")) w.schedule = TileSchedule::StreamK;
     if (take(rest, "_x") && !take_int(rest, w.cluster)) return false;
     if (take(rest, "_k")) return take_int(rest, c.split_k);
@@ -249,7 +259,7 @@ class WgmmaRules final : public KernelFamilyRules {
   }
   std::string_view name_form() const noexcept override {
     return "wgmma_<precision>_<bm>x<bn>x<bk>_c<consumers>_s<stages>_a<acc_block_k>_b<acc_buffers>_m<sum_blocks>_g<group>"
-           "[_rs|_rst][_swap][_cvt|_tw][_sk][_x<cluster>][_k<split>], e.g. wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8";
+           "[_rs|_rst][_swap][_cvt|_tw|_rb][_sk][_x<cluster>][_k<split>], e.g. wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8";
   }
 
   std::string invalid_reason(const KernelConfig& c, const StaticLimits& limits) const override {
@@ -356,7 +366,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_s
       "constexpr int RASTER_GROUP = {group};\n"
       "constexpr int A_IN_REGISTERS = {rs}, A_ROUND = {round}, A_MN_MAJOR = {mn_major}, TRANSPOSE_C = {swap};\n"
       "constexpr int CONVERT_B = {convert}, CONVERT_TRANSPOSED = {convert_t}, CONVERT_VEC = {convert_vec};\n"
-      "constexpr int TRANSFORM_B = {transform};\n"
+      "constexpr int TRANSFORM_B = {transform}, B_K_MAJOR = {b_k_major};\n"
       "constexpr int STREAM_K = {stream_k}, CLUSTER = {cluster};\n{cluster_attribute}"
       "{structure}"
       "constexpr int SPLIT_K = {split};\n"
@@ -371,7 +381,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_s
       fmt::arg("swap", w.swap_ab ? 1 : 0), fmt::arg("convert", convert ? 1 : 0),
       fmt::arg("convert_t", convert && converted_operand_transposed(c, s.trans_a, s.trans_b) ? 1 : 0),
       fmt::arg("convert_vec", !convert ? 4 : w.swap_ab ? s.vec_a : s.vec_b),
-      fmt::arg("transform", w.b == WgmmaB::Transformed ? 1 : 0),
+      fmt::arg("transform", b_in_shared_memory(w) ? 1 : 0), fmt::arg("b_k_major", w.b == WgmmaB::Rounded ? 1 : 0),
       fmt::arg("stream_k", w.schedule == TileSchedule::StreamK ? 1 : 0), fmt::arg("cluster", w.cluster),
       fmt::arg("cluster_attribute",
                w.cluster > 1 ? fmt::format("#define CLUSTER_ATTRIBUTE __cluster_dims__({}, 1, 1)\n", w.cluster) : ""),
@@ -383,7 +393,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_s
 }  // namespace
 
 SetmaxnregBudget wgmma_register_budget(const KernelConfig& c) {
-  if (c.wgmma().b == WgmmaB::Transformed) return {kWgmmaTransformProducerRegs, kWgmmaTransformConsumerRegs};
+  if (b_in_shared_memory(c.wgmma())) return {kWgmmaTransformProducerRegs, kWgmmaTransformConsumerRegs};
   return {kWgmmaProducerRegs, kWgmmaConsumerRegs};
 }
 
@@ -394,10 +404,11 @@ int wgmma_group_stages(const KernelConfig& c) {
 
 size_t wgmma_shared_memory_bytes(const KernelConfig& c) {
   const WgmmaParams& w = c.wgmma();
-  const bool transform = w.b == WgmmaB::Transformed;
+  const bool transform = b_in_shared_memory(w);
+  const bool raw_b_tile = w.b == WgmmaB::Transformed;  // rounded in place: TMA writes the big plane itself
   const size_t a_planes = w.a_in_registers() ? 1 : static_cast<size_t>(planes(c));  // RS: one raw A tile
   // transform_b: the raw B tile beside its planes.
-  const size_t b_tiles = static_cast<size_t>(planes(c) + (transform ? 1 : 0));
+  const size_t b_tiles = static_cast<size_t>(planes(c) + (raw_b_tile ? 1 : 0));
   const size_t stage = (a_planes * c.block_m + b_tiles * c.block_n) * c.block_k * sizeof(float);
   const size_t convert_tile = w.b == WgmmaB::Converted ? 64 * 68 * sizeof(float) + 16 : 0;  // CONVERT_SMEM_BYTES
   // full and empty barriers; transform_b adds ready barriers and a non-finite word (8 bytes each).
@@ -469,6 +480,16 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
     if (out[i].wgmma().b == WgmmaB::Converted) continue;
     KernelConfig c = transforming(out[i]);
     c.stages = std::min(c.stages, max_stages(c, limits));
+    if (!wgmma_runs_in_place(c, key) || std::find(out.begin(), out.end(), c) != out.end()) continue;
+    add(c);
+  }
+  // B stored K-major: with A in registers, B also read raw and rounded (or split) in place in
+  // shared memory by the same warps (no pre-pass, no transpose), as deep a ring as fits.
+  const size_t transforming_end = out.size();
+  for (size_t i = plane_fed; i < transforming_end; ++i) {
+    if (out[i].wgmma().b != WgmmaB::Planes) continue;
+    KernelConfig c = rounding(out[i]);
+    c.stages = max_stages(c, limits);
     if (!wgmma_runs_in_place(c, key) || std::find(out.begin(), out.end(), c) != out.end()) continue;
     add(c);
   }
@@ -562,6 +583,7 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
         transforming(in_registers(wgmma(f, 192, 32, 3, 0), true, false)),     // B made K-major in shared memory
         transforming(in_registers(wgmma(f, 128, 32, 4, 256), true, true)),    // the same, swapped, blocked
         streaming(transforming(in_registers(wgmma(f, 256, 32, 2, 0), true, false))),  // the same, 2 stages, stream-K
+        rounding(in_registers(wgmma(f, 256, 32, 4, 0), true, true)),  // K-major B rounded in place, swapped
     };
   else
     sample = {
@@ -584,6 +606,7 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
         transforming(in_registers(wgmma(f, 128, 32, 3, 32, 1), true, false)),  // B split into planes in shared memory
         transforming(in_registers(wgmma(f, 96, 32, 3, 16, 1), true, true)),    // the same, swapped, two blocks per stage
         single_consumer(transforming(in_registers(wgmma(f, 128, 32, 3, 32, 1), false, false))),  // 64 x 128, truncated
+        rounding(in_registers(wgmma(f, 128, 32, 4, 32, 1), true, true)),  // K-major B split in place, swapped
     };
   // K pieces (SPLIT_K > 1): plane-fed, and A in registers with B transformed, as huge K takes them.
   for (KernelConfig c : {wgmma(f, 128, 32, f == Precision::TF32 ? 6 : 3, f == Precision::TF32 ? 0 : 32),
@@ -610,8 +633,10 @@ bool wgmma_runs_in_place(const KernelConfig& c, const ProblemKey& key) {
   const WgmmaParams& w = c.wgmma();
   if (!w.a_in_registers()) return true;
   const bool a_ok = (w.swap_ab ? key.vec_b : key.vec_a) == 4;
-  const bool b_ok = w.b != WgmmaB::Transformed ||
-                    ((w.swap_ab ? key.vec_a : key.vec_b) == 4 && transformed_operand_mn_major(c, key.trans_a, key.trans_b));
+  const bool b_vec = (w.swap_ab ? key.vec_a : key.vec_b) == 4;
+  const bool b_ok = w.b == WgmmaB::Transformed ? b_vec && transformed_operand_mn_major(c, key.trans_a, key.trans_b)
+                    : w.b == WgmmaB::Rounded   ? b_vec && !transformed_operand_mn_major(c, key.trans_a, key.trans_b)
+                                               : true;
   return a_ok && b_ok;
 }
 
@@ -653,6 +678,11 @@ KernelConfig split_default(const ProblemKey& key, const KernelConfig& tile) {
     KernelConfig t = transforming(in_registers(tile, true, swap));
     t.stages = std::min(t.stages, max_stages(t, StaticLimits{}));
     order.push_back(t);
+  }
+  for (bool swap : {false, true}) {
+    KernelConfig r = rounding(in_registers(tile, true, swap));
+    r.stages = max_stages(r, StaticLimits{});
+    order.push_back(r);
   }
   if (!is_x3(tile))
     for (bool swap : {false, true}) order.push_back(converting(in_registers(tile, true, swap)));

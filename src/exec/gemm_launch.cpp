@@ -236,7 +236,8 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
   if (plan.prepass_b) split(kernel_b, plan.kernel_b, b_big, b_small);
 
   WgmmaKernelArgs args;
-  if (w.b == WgmmaB::Transformed) {
+  const bool b_raw = w.b == WgmmaB::Transformed || w.b == WgmmaB::Rounded;
+  if (b_raw) {
     check_in_place(config, kernel_b.ptr, kernel_b.ld, kernel_b_name);
   } else if (w.b == WgmmaB::Converted) {
     // The kernel writes B's plane itself (tf32/convert_operand.cuh): zero its counters.
@@ -262,6 +263,9 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
   if (w.b == WgmmaB::Transformed) {
     args.map_b_big = tensor_map(kernel_b.ptr, p.k, rows_b, kernel_b.ld, config.block_k, 32);  // {N', K}
     args.map_b_small = args.map_b_big;
+  } else if (w.b == WgmmaB::Rounded) {
+    args.map_b_big = tensor_map(kernel_b.ptr, rows_b, p.k, kernel_b.ld, config.block_n, 32);  // {K, N'}, as a plane
+    args.map_b_small = args.map_b_big;
   } else {
     args.map_b_big = tensor_map(b_big, rows_b, p.k, ldp, config.block_n, box_k);
     args.map_b_small = tensor_map(b_small, rows_b, p.k, ldp, config.block_n, box_k);
@@ -274,7 +278,7 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
   args.ldc = pieces ? plan.split_k_ld : p.effective_ldc();
   args.m = static_cast<int>(rows_a), args.n = static_cast<int>(rows_b), args.k = static_cast<int>(p.k);
   args.alpha = pieces ? 1.0f : p.alpha, args.beta = pieces ? 0.0f : p.beta;
-  args.nonfinite = w.b == WgmmaB::Transformed ? 0 : flag;  // the pre-pass's flag (transformed: no pre-pass)
+  args.nonfinite = b_raw ? 0 : flag;  // the pre-pass's flag (B transformed or rounded: no pre-pass)
   if (w.schedule == TileSchedule::StreamK) args.stream_k = {at(workspace, ws.stream_k_partials), flag + 4};
   if (!plan.work_words.empty()) {
     args.work = at(workspace, ws.work_list);

@@ -92,6 +92,10 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
                                       c.name(), w.swap_ab ? "B" : "A", p.vec_a, p.vec_b));
   plan.kernel_a = w.swap_ab ? plan.b : plan.a;
   plan.kernel_b = w.swap_ab ? plan.a : plan.b;
+  if (w.b == WgmmaB::Rounded && plan.kernel_b.rows_contiguous)
+    throw InvalidArgument(fmt::format("launch plan {}: B rounded in shared memory needs {} stored K-major ({}), got {}",
+                                      c.name(), w.swap_ab ? "A" : "B", w.swap_ab ? "trans_a = N" : "trans_b = T",
+                                      w.swap_ab ? "trans_a = T" : "trans_b = N"));
   if (w.b == WgmmaB::Transformed && !plan.kernel_b.rows_contiguous)
     throw InvalidArgument(fmt::format("launch plan {}: B transformed in shared memory needs {} stored MN-major ({}), "
                                       "got {}",
@@ -110,7 +114,8 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
 
   // Only tf32x3 reads the pre-pass's flag (the NaN rule; with B transformed no pre-pass sets it),
   // and only the stream-K tail the flags after it; a plain tf32 kernel saves the memset.
-  plan.flag_words = plan.planes == 2 && w.b != WgmmaB::Transformed ? 1 : 0;
+  const bool b_raw = w.b == WgmmaB::Transformed || w.b == WgmmaB::Rounded;  // no pre-pass sets the flag
+  plan.flag_words = plan.planes == 2 && !b_raw ? 1 : 0;
   if (w.schedule == TileSchedule::StreamK) {
     const size_t sk_flags = static_cast<size_t>(plan.main.grid_x) * static_cast<size_t>(w.consumers);
     if (sk_flags > kMaxStreamKFlags)
@@ -123,7 +128,7 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
   if (w.b == WgmmaB::Converted)
     ws.convert_counters = regions.take(sizeof(unsigned) * static_cast<size_t>(1 + convert_chunks(plan.plane_ld)));
   if (plan.prepass_a) ws.a_planes = regions.take(floats(plan.planes * plan.kernel_a.rows * plan.plane_ld));
-  if (w.b != WgmmaB::Transformed)  // B converted: the kernel writes its one plane here
+  if (!b_raw)  // B converted: the kernel writes its one plane here
     ws.b_planes = regions.take(floats(plan.planes * plan.kernel_b.rows * plan.plane_ld));
   if (w.schedule == TileSchedule::StreamK)
     ws.stream_k_partials = regions.take(floats(int64_t{c.block_m} * c.block_n * device.sm_count));

@@ -86,11 +86,11 @@ TEST(WgmmaCandidates, LongKAddsTheTwoLevelSumAndTf32Blocks) {
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 8192, 8192, 8192)).name(),
             "wgmma_tf32x3_128x96x32_c2_s3_a32_b1_m16_g8");
   EXPECT_EQ(default_config(key_of(Precision::TF32, 8192, 8192, 8192)).name(), "wgmma_tf32_128x128x32_c2_s6_a256_b1_m0_g8");
-  // A K-major B cannot be transformed: A in registers, B's planes (tf32x3) or converted (tf32).
+  // A K-major B is not transposed but rounded (tf32x3: split) in place in shared memory.
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 256, 256, 524288, Op::N, Op::T)).name(),
-            "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_k132");
+            "wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs_rb_k132");
   EXPECT_EQ(default_config(key_of(Precision::TF32, 256, 256, 524288, Op::N, Op::T)).name(),
-            "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_cvt_k132");
+            "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_rb_k132");
   // Few tiles, short K: as many pieces as fill a wave, none shorter than 512.
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 256, 256, 4096)).split_k, 8);
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 4096, 4096, 4096)).split_k, 1);
@@ -115,6 +115,31 @@ TEST(WgmmaSplitK, PiecesFollowTheContractTheWaveAndTheWorkspace) {
   // Short K, few tiles: no piece under 512.
   EXPECT_EQ(wgmma_default_split_k(key_of(Precision::TF32x3, 128, 128, 1024), one_level), 2);
   EXPECT_EQ(wgmma_default_split_k(key_of(Precision::TF32x3, 128, 128, 256), one_level), 1);
+}
+
+TEST(WgmmaRoundB, NamesValiditySharedMemoryRenderingAndCandidates) {
+  const KernelConfig c = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_rb");
+  EXPECT_EQ(c.wgmma().b, WgmmaB::Rounded);
+  EXPECT_EQ(c.name(), "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_rb");
+  std::string why;
+  EXPECT_TRUE(statically_valid(c, StaticLimits{}, &why)) << why;
+  // TMA writes the big plane itself: no raw B tile (1024 + 4 x (128 + 256) x 32 x 4 + 32 x 4).
+  EXPECT_EQ(shared_memory_bytes(c), 1024u + 4 * (128 + 256) * 32 * 4 + 32 * 4);
+  EXPECT_NE(why_not("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rb").find("A in registers"), std::string::npos);
+  // Only where the kernel's B is stored K-major: swapped for A @ B (op(A) = A), unswapped for A @ B^T.
+  const ProblemKey nn = key_of(Precision::TF32, 256, 256, 524288);
+  EXPECT_TRUE(wgmma_runs_in_place(c, nn));
+  KernelConfig unswapped = c;
+  unswapped.wgmma().swap_ab = false;
+  EXPECT_FALSE(wgmma_runs_in_place(unswapped, nn));
+  EXPECT_TRUE(wgmma_runs_in_place(unswapped, key_of(Precision::TF32, 256, 256, 524288, Op::N, Op::T)));
+  const RenderedKernel r = render_kernel(c, specialization_of(nn));
+  EXPECT_NE(r.source.find("TRANSFORM_B = 1, B_K_MAJOR = 1;"), std::string::npos);
+  for (Precision p : {Precision::TF32x3, Precision::TF32}) {
+    const auto space = candidate_space(key_of(p, 4096, 4096, 4096));
+    EXPECT_TRUE(std::any_of(space.begin(), space.end(), [](const KernelConfig& k) { return k.wgmma().b == WgmmaB::Rounded; }))
+        << to_string(p);
+  }
 }
 
 TEST(WgmmaSplitK, KUpTo8192KeepsTheWholeKCandidates) {
@@ -314,8 +339,8 @@ TEST(WgmmaTransformB, NamesValiditySharedMemoryAndRendering) {
   EXPECT_NE(why_not("wgmma_tf32_128x256x32_c2_s3_a0_b1_m0_g8_rs_tw").find("shared memory"), std::string::npos);
   EXPECT_THROW(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s2_a0_b1_m0_g8_rs_tw_cvt"), InvalidArgument);
   const RenderedKernel tn = render_kernel(tw, KernelSpecialization{Op::T, Op::N, 4, 4, 4});
-  EXPECT_NE(tn.source.find("TRANSFORM_B = 1;"), std::string::npos);
-  EXPECT_NE(render_kernel(plain, KernelSpecialization{Op::T, Op::N, 4, 4, 4}).source.find("TRANSFORM_B = 0;"),
+  EXPECT_NE(tn.source.find("TRANSFORM_B = 1, B_K_MAJOR = 0;"), std::string::npos);
+  EXPECT_NE(render_kernel(plain, KernelSpecialization{Op::T, Op::N, 4, 4, 4}).source.find("TRANSFORM_B = 0, B_K_MAJOR = 0;"),
             std::string::npos);
 }
 
