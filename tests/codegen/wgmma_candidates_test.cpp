@@ -78,11 +78,12 @@ TEST(WgmmaCandidates, LongKAddsTheTwoLevelSumAndTf32Blocks) {
   EXPECT_FALSE(has(x1_short, [](const KernelConfig& c) { return c.wgmma().acc_block_k > 0; }));
   EXPECT_TRUE(has(x1_long, [](const KernelConfig& c) { return c.wgmma().acc_block_k == 1024; }));
   // Huge K: pieces of at most 4096 (one-level sums) that fill one wave, no pre-pass (A in
-  // registers, B made K-major in shared memory); 8192 in one piece keeps the long-K tiles.
+  // registers; tf32x3 B made K-major in shared memory, tf32 swapped with the K-major A rounded
+  // in place); 8192 in one piece keeps the long-K tiles.
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 256, 256, 524288)).name(),
             "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_tw_k132");
   EXPECT_EQ(default_config(key_of(Precision::TF32, 256, 256, 524288)).name(),
-            "wgmma_tf32_128x256x32_c2_s2_a0_b1_m0_g8_rs_tw_k132");
+            "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_rb_k132");
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 8192, 8192, 8192)).name(),
             "wgmma_tf32x3_128x96x32_c2_s3_a32_b1_m16_g8");
   EXPECT_EQ(default_config(key_of(Precision::TF32, 8192, 8192, 8192)).name(), "wgmma_tf32_128x128x32_c2_s6_a256_b1_m0_g8");
