@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, run the GPU tests, tune the reference problems and
 # the sweep, run the benchmark (jitgemm and cuBLAS side by side) and print the table.
-# Usage: bash bench/device-run.sh [all|test|tune|structured|sweep|bench|sass]...   (default: all)
+# Usage: bash bench/device-run.sh [all|test|python|eval|tune|structured|sweep|bench|sass]...   (default: all)
+# python runs the PyTorch package's tests (python/tests, pytest); eval runs python -m jitgemm.eval
+# (the four Models against eager PyTorch; bench/results/<gpu>-torch.json).
 # structured tunes bench/structured_problems.json (lowertri and symmetric_both in every mode;
 # the bench rows of those problems run untuned without it)
 # sweep tunes the shapes of bench/sweep_problems.json up to 300 GFLOP (8192^3 is served by the
@@ -27,6 +29,18 @@ if want test; then
   echo "== tests (cpu + gpu)"
   (cd build && ctest --output-on-failure -j 4 --timeout 1500) >"$out/tests.log" 2>&1 || status=1
   grep -E "tests passed|tests failed|\*\*\*Failed|Skipped|Not Run" "$out/tests.log" | tail -30
+fi
+if want python; then
+  echo "== python package tests (torch, GPU)"
+  JITGEMM_LIBRARY=$PWD/build/libjitgemm.so JITGEMM_PYTHON_TUNE=1 python3 python/tests/run_suite.py torch \
+    >"$out/python-tests.log" 2>&1 || status=1
+  grep -E "passed|failed|FAILED|ERROR|SKIPPED" "$out/python-tests.log" | tail -40
+fi
+if want eval; then
+  echo "== python -m jitgemm.eval"
+  JITGEMM_LIBRARY=$PWD/build/libjitgemm.so PYTHONPATH=$PWD/python python3 -m jitgemm.eval ${EVAL_ARGS:-} \
+    2>"$out/eval-progress.log" | tee "$out/eval.log" || status=1
+  tail -5 "$out/eval-progress.log"
 fi
 if want tune; then
   echo "== tune"

@@ -64,6 +64,46 @@ jitgemm_status jitgemm_gemm_backward(jitgemm_runtime runtime, const jitgemm_prob
 /* Tunes `problem` and stores the winner; *median_ms receives its time (may be NULL). */
 jitgemm_status jitgemm_tune(jitgemm_runtime runtime, const jitgemm_problem* problem, double* median_ms);
 
+/* As jitgemm::TuneOptions: parallel compiles (0: hardware threads), timed runs per candidate
+ * (the median of at least 20), whether the winner is written to the database (0 or 1). */
+typedef struct {
+  int jobs;
+  int timing_runs;
+  int write_database;
+} jitgemm_tune_options;
+
+jitgemm_tune_options jitgemm_tune_options_default(void);
+jitgemm_status jitgemm_tune_with(jitgemm_runtime runtime, const jitgemm_problem* problem,
+                                 const jitgemm_tune_options* options, double* median_ms);
+
+/* As jitgemm::ServeCounters: how many gemm calls each serving rule answered. */
+typedef struct {
+  uint64_t exact, nearest, fallback, stale;
+} jitgemm_serve_counters;
+
+jitgemm_status jitgemm_get_serve_counters(jitgemm_runtime runtime, jitgemm_serve_counters* out);
+
+typedef enum { JITGEMM_SERVE_EXACT = 0, JITGEMM_SERVE_NEAREST = 1, JITGEMM_SERVE_DEFAULT = 2 } jitgemm_serve_rule;
+
+/* As jitgemm::ServeExplanation (Runtime::explain): how gemm serves `problem` now, with aligned
+ * operands; nothing is compiled or run. The strings stay valid until the next jitgemm_explain on
+ * the calling thread; record is "" under the default rule. */
+typedef struct {
+  jitgemm_serve_rule rule;
+  int stale;
+  const char* kernel;
+  const char* record;
+  const char* text;
+} jitgemm_explanation;
+
+jitgemm_status jitgemm_explain(jitgemm_runtime runtime, const jitgemm_problem* problem, jitgemm_explanation* out);
+
+/* The struct layout this library was built with, for bindings that mirror the structs (ctypes):
+ * the byte offset of `field` in the struct named `type` ("jitgemm_problem", "jitgemm_tune_options",
+ * "jitgemm_serve_counters", "jitgemm_explanation"), the struct's size when field is NULL, -1 for
+ * a name it does not know. */
+int64_t jitgemm_abi_layout(const char* type, const char* field);
+
 /* The message of the last failure on this thread ("" if none). Valid until the next call. */
 const char* jitgemm_last_error(void);
 

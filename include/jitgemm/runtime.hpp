@@ -29,6 +29,15 @@ struct ServeCounters {
   uint64_t stale = 0;    // of the above, records whose environment differs (served, flagged)
 };
 
+// How Runtime::gemm serves a problem now (Runtime::explain): nothing is compiled or run.
+struct ServeExplanation {
+  ServeRule rule = ServeRule::Default;
+  std::string kernel;   // the kernel config's name
+  std::string record;   // the key of the record served; empty under the Default rule
+  bool stale = false;   // the record's environment (driver, NVRTC, templates) differs from this machine's
+  std::string text;     // problem, decision, kernel and staleness, one per line (as jitgemm-db explain)
+};
+
 struct TuneOptions {
   int jobs = 0;           // parallel NVRTC compiles; 0 = hardware threads
   int timing_runs = 25;   // median of this many event-timed runs (>= 20)
@@ -65,6 +74,11 @@ class Runtime {
   // float64 reference, time the survivors), stores the winner in the database and
   // serves it from now on. Returns the winner's median time in milliseconds.
   double tune(const GemmProblem& problem, const TuneOptions& options = {});
+
+  // The decision gemm would take for `problem` with operands at 256-byte aligned addresses (as
+  // cuMemAlloc and PyTorch's allocator give); not counted in serve_counters. Throws
+  // InvalidArgument / NotSupported as gemm does.
+  ServeExplanation explain(const GemmProblem& problem) const;
 
   ServeCounters serve_counters() const;
   ServeRule last_serve_rule() const;

@@ -1,6 +1,8 @@
 // The C ABI: exceptions become status codes plus a thread-local message.
 #include "jitgemm/jitgemm.h"
 
+#include <cstddef>
+#include <cstring>
 #include <string>
 
 #include "jitgemm/error.hpp"
@@ -13,6 +15,7 @@ struct jitgemm_runtime_s {
 namespace {
 
 thread_local std::string g_last_error;
+thread_local jitgemm::ServeExplanation g_explanation;  // what jitgemm_explain's strings point into
 
 template <class F>
 jitgemm_status guarded(F&& body) {
@@ -100,6 +103,50 @@ bool flag(int value, const char* what) {
   return value == 1;
 }
 
+// One field of a C struct, for jitgemm_abi_layout (NULL field: the struct itself).
+struct LayoutEntry {
+  const char* type;
+  const char* field;
+  size_t value;
+};
+
+#define JITGEMM_FIELD(T, F) LayoutEntry{#T, #F, offsetof(T, F)}
+#define JITGEMM_STRUCT(T) LayoutEntry{#T, nullptr, sizeof(T)}
+constexpr LayoutEntry kLayout[] = {
+    JITGEMM_STRUCT(jitgemm_problem),
+    JITGEMM_FIELD(jitgemm_problem, m),
+    JITGEMM_FIELD(jitgemm_problem, n),
+    JITGEMM_FIELD(jitgemm_problem, k),
+    JITGEMM_FIELD(jitgemm_problem, trans_a),
+    JITGEMM_FIELD(jitgemm_problem, trans_b),
+    JITGEMM_FIELD(jitgemm_problem, lda),
+    JITGEMM_FIELD(jitgemm_problem, ldb),
+    JITGEMM_FIELD(jitgemm_problem, ldc),
+    JITGEMM_FIELD(jitgemm_problem, alpha),
+    JITGEMM_FIELD(jitgemm_problem, beta),
+    JITGEMM_FIELD(jitgemm_problem, structure_a),
+    JITGEMM_FIELD(jitgemm_problem, structure_b),
+    JITGEMM_FIELD(jitgemm_problem, fill),
+    JITGEMM_FIELD(jitgemm_problem, precision),
+    JITGEMM_STRUCT(jitgemm_tune_options),
+    JITGEMM_FIELD(jitgemm_tune_options, jobs),
+    JITGEMM_FIELD(jitgemm_tune_options, timing_runs),
+    JITGEMM_FIELD(jitgemm_tune_options, write_database),
+    JITGEMM_STRUCT(jitgemm_serve_counters),
+    JITGEMM_FIELD(jitgemm_serve_counters, exact),
+    JITGEMM_FIELD(jitgemm_serve_counters, nearest),
+    JITGEMM_FIELD(jitgemm_serve_counters, fallback),
+    JITGEMM_FIELD(jitgemm_serve_counters, stale),
+    JITGEMM_STRUCT(jitgemm_explanation),
+    JITGEMM_FIELD(jitgemm_explanation, rule),
+    JITGEMM_FIELD(jitgemm_explanation, stale),
+    JITGEMM_FIELD(jitgemm_explanation, kernel),
+    JITGEMM_FIELD(jitgemm_explanation, record),
+    JITGEMM_FIELD(jitgemm_explanation, text),
+};
+#undef JITGEMM_FIELD
+#undef JITGEMM_STRUCT
+
 }  // namespace
 
 extern "C" {
@@ -157,6 +204,68 @@ jitgemm_status jitgemm_tune(jitgemm_runtime runtime, const jitgemm_problem* prob
     const double ms = runtime->runtime.tune(to_cpp(*problem));
     if (median_ms != nullptr) *median_ms = ms;
   });
+}
+
+jitgemm_tune_options jitgemm_tune_options_default(void) {
+  const jitgemm::TuneOptions d;
+  return {d.jobs, d.timing_runs, d.write_database ? 1 : 0};
+}
+
+jitgemm_status jitgemm_tune_with(jitgemm_runtime runtime, const jitgemm_problem* problem,
+                                 const jitgemm_tune_options* options, double* median_ms) {
+  return guarded([&] {
+    require(runtime, "jitgemm_tune_with: runtime");
+    require(problem, "jitgemm_tune_with: problem");
+    require(options, "jitgemm_tune_with: options");
+    if (options->jobs < 0)
+      throw jitgemm::InvalidArgument("jitgemm_tune_with: options.jobs=" + std::to_string(options->jobs) +
+                                     " must be >= 0 (0: hardware threads)");
+    if (options->timing_runs < 20)
+      throw jitgemm::InvalidArgument("jitgemm_tune_with: options.timing_runs=" + std::to_string(options->timing_runs) +
+                                     " must be >= 20 (the median of at least 20 runs)");
+    jitgemm::TuneOptions o;
+    o.jobs = options->jobs;
+    o.timing_runs = options->timing_runs;
+    o.write_database = flag(options->write_database, "jitgemm_tune_with: options.write_database");
+    const double ms = runtime->runtime.tune(to_cpp(*problem), o);
+    if (median_ms != nullptr) *median_ms = ms;
+  });
+}
+
+jitgemm_status jitgemm_get_serve_counters(jitgemm_runtime runtime, jitgemm_serve_counters* out) {
+  return guarded([&] {
+    require(runtime, "jitgemm_get_serve_counters: runtime");
+    require(out, "jitgemm_get_serve_counters: out");
+    const jitgemm::ServeCounters c = runtime->runtime.serve_counters();
+    *out = {c.exact, c.nearest, c.fallback, c.stale};
+  });
+}
+
+jitgemm_status jitgemm_explain(jitgemm_runtime runtime, const jitgemm_problem* problem, jitgemm_explanation* out) {
+  return guarded([&] {
+    require(runtime, "jitgemm_explain: runtime");
+    require(problem, "jitgemm_explain: problem");
+    require(out, "jitgemm_explain: out");
+    g_explanation = runtime->runtime.explain(to_cpp(*problem));
+    const jitgemm::ServeRule rule = g_explanation.rule;
+    out->rule = rule == jitgemm::ServeRule::Exact     ? JITGEMM_SERVE_EXACT
+                : rule == jitgemm::ServeRule::Nearest ? JITGEMM_SERVE_NEAREST
+                                                      : JITGEMM_SERVE_DEFAULT;
+    out->stale = g_explanation.stale ? 1 : 0;
+    out->kernel = g_explanation.kernel.c_str();
+    out->record = g_explanation.record.c_str();
+    out->text = g_explanation.text.c_str();
+  });
+}
+
+int64_t jitgemm_abi_layout(const char* type, const char* field) {
+  if (type == nullptr) return -1;
+  for (const LayoutEntry& e : kLayout) {
+    if (std::strcmp(e.type, type) != 0) continue;
+    if (field == nullptr ? e.field == nullptr : e.field != nullptr && std::strcmp(e.field, field) == 0)
+      return static_cast<int64_t>(e.value);
+  }
+  return -1;
 }
 
 const char* jitgemm_last_error(void) { return g_last_error.c_str(); }

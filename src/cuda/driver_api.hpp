@@ -35,7 +35,7 @@ namespace jitgemm::cuda {
   X(cuMemcpyDtoD, 3020) X(cuMemcpyHtoDAsync, 3020) X(cuMemcpyDtoHAsync, 3020)                        \
   X(cuMemcpyDtoDAsync, 3020) X(cuMemsetD8Async, 3020) X(cuMemsetD32Async, 3020)                      \
   X(cuMemsetD32, 3020) X(cuMemsetD2D32Async, 3020) X(cuStreamCreate, 2000)                          \
-  X(cuStreamDestroy, 4000)                                                                           \
+  X(cuStreamDestroy, 4000) X(cuStreamIsCapturing, 10000) X(cuMemAllocAsync, 11020) X(cuMemFreeAsync, 11020)  \
   X(cuStreamSynchronize, 2000) X(cuEventCreate, 2000) X(cuEventDestroy, 4000)                        \
   X(cuEventRecord, 2000) X(cuEventSynchronize, 2000) X(cuEventElapsedTime, 12080)                    \
   X(cuGetErrorName, 6000) X(cuGetErrorString, 6000) X(cuPointerGetAttribute, 4000)                   \

@@ -35,4 +35,10 @@ void Stream::release() {
   JITGEMM_CU(driver().cuStreamDestroy(std::exchange(stream_, nullptr)));
 }
 
+bool is_capturing(CUstream stream) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  JITGEMM_CU(driver().cuStreamIsCapturing(stream, &status), "stream {}", static_cast<void*>(stream));
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 }  // namespace jitgemm::cuda

@@ -24,4 +24,7 @@ class Stream {
   CUstream stream_ = nullptr;
 };
 
+// Whether work queued on `stream` is being captured into a CUDA graph (cuStreamIsCapturing).
+bool is_capturing(CUstream stream);
+
 }  // namespace jitgemm::cuda

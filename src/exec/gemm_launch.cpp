@@ -113,11 +113,14 @@ void GemmLauncher::expand_structured(const LaunchPlan& plan, CUdeviceptr& a, int
   expand(plan.b, plan.key.structure_b, plan.workspace.expanded_b, b, ldb);
 }
 
-void GemmLauncher::upload_work_list(const LaunchPlan& plan, CUdeviceptr workspace, CUstream stream) const {
-  if (plan.work_words.empty()) return;
-  JITGEMM_CU(cuda::driver().cuMemcpyHtoDAsync(at(workspace, plan.workspace.work_list), plan.work_words.data(),
-                                              sizeof(int32_t) * plan.work_words.size(), stream),
+CUdeviceptr GemmLauncher::work_list(const LaunchPlan& plan, CUdeviceptr workspace, CUstream stream) const {
+  if (plan.work_words.empty()) return 0;
+  if (plan.work_list_device != 0) return plan.work_list_device;
+  const CUdeviceptr to = at(workspace, plan.workspace.work_list);
+  JITGEMM_CU(cuda::driver().cuMemcpyHtoDAsync(to, plan.work_words.data(), sizeof(int32_t) * plan.work_words.size(),
+                                              stream),
              "work list of {} tiles", plan.work.items.size());
+  return to;
 }
 
 void GemmLauncher::launch_split_k(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main,
@@ -126,7 +129,7 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const GemmProblem& p, 
   GemmProblem q = p;
   int64_t lda = q.effective_lda(), ldb = q.effective_ldb();
   expand_structured(plan, a, lda, b, ldb, workspace, stream);
-  upload_work_list(plan, workspace, stream);
+  const CUdeviceptr work = work_list(plan, workspace, stream);
   q.lda = lda, q.ldb = ldb;
   // With split_k > 1 each CTA row y writes the plain partial product of its K slice to slice y
   // of the workspace (alpha 1, beta 0); the reduction applies alpha and beta once.
@@ -134,8 +137,7 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const GemmProblem& p, 
   const CUdeviceptr partials = at(workspace, plan.workspace.split_k_partials);
   GemmProblem main_problem = q;
   if (split) main_problem.alpha = 1.0f, main_problem.beta = 0.0f, main_problem.ldc = plan.split_k_ld;
-  GemmKernelArgs args(main_problem, a, b, split ? partials : c,
-                      plan.work_words.empty() ? 0 : at(workspace, plan.workspace.work_list));
+  GemmKernelArgs args(main_problem, a, b, split ? partials : c, work);
   auto params = args.pointers();
   launch_on(main, plan.main, stream, params.data());
   if (split)
@@ -210,7 +212,7 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
   const WorkspaceLayout& ws = plan.workspace;
   int64_t lda = p.effective_lda(), ldb = p.effective_ldb();
   expand_structured(plan, a, lda, b, ldb, workspace, stream);
-  upload_work_list(plan, workspace, stream);
+  const CUdeviceptr work = work_list(plan, workspace, stream);
   // The kernel computes C' = A' B'^T: A' = op(A), B' = op(B)^T, or swapped A' = op(B)^T, B' = op(A).
   struct Source {
     CUdeviceptr ptr;
@@ -280,8 +282,8 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
   args.alpha = pieces ? 1.0f : p.alpha, args.beta = pieces ? 0.0f : p.beta;
   args.nonfinite = b_raw ? 0 : flag;  // the pre-pass's flag (B transformed or rounded: no pre-pass)
   if (w.schedule == TileSchedule::StreamK) args.stream_k = {at(workspace, ws.stream_k_partials), flag + 4};
-  if (!plan.work_words.empty()) {
-    args.work = at(workspace, ws.work_list);
+  if (work != 0) {
+    args.work = work;
     args.work_begin = args.work + sizeof(WorkItem) * plan.work.items.size();
   }
   auto params = args.pointers();

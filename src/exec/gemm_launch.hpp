@@ -72,8 +72,9 @@ class GemmLauncher {
   // leading dimensions replaced by the copies'.
   void expand_structured(const LaunchPlan& plan, CUdeviceptr& a, int64_t& lda, CUdeviceptr& b, int64_t& ldb,
                          CUdeviceptr workspace, CUstream stream);
-  // The plan's work list into its workspace region (nothing without one).
-  void upload_work_list(const LaunchPlan& plan, CUdeviceptr workspace, CUstream stream) const;
+  // Where the kernel reads the plan's work list (0 without one): the plan's device copy, or
+  // else its workspace region, uploaded now.
+  CUdeviceptr work_list(const LaunchPlan& plan, CUdeviceptr workspace, CUstream stream) const;
   const cuda::Function& split_operand(int planes, bool transpose, int vec, Structure structure);
   // The pre-pass (tf32/split_operand.cu) over `rows` rows of `k` values of `src` into planes
   // of ld_dst floats per row: planes 2 (tf32x3), 1 (tf32) or 0 (raw copy), from a transposed

@@ -6,7 +6,7 @@
 // memoizes plans per (config, problem).
 //
 //   LaunchPlan plan = make_launch_plan(config, key, {device.sm_count, cluster_slots});
-//   buffer = workspaces.get(stream, plan.workspace.total_bytes);
+//   WorkspacePool::Lease buffer = workspaces.get(stream, plan.workspace.total_bytes, capturing);
 //   launcher.launch(plan, problem, kernel, a, b, c, buffer, stream);   // problem: lds, alpha, beta
 //
 // Workspace of a wgmma kernel (K' = K rounded up to 32 floats; A', B' the kernel's operands,
@@ -23,6 +23,8 @@
 // the launch.
 // Every region starts on a 256-byte boundary; absent regions have 0 bytes.
 #pragma once
+
+#include <cuda.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -104,6 +106,10 @@ struct LaunchPlan {
   ProductTriangles triangles;
   WorkList work;
   std::vector<int32_t> work_words;  // what is uploaded to workspace.work_list
+  // A device copy of work_words that the plan's owner keeps (the Runtime's PlanCache): the
+  // kernel reads it there and nothing is uploaded per launch (CUDA-graph capturable). 0: the
+  // launch uploads work_words into workspace.work_list.
+  CUdeviceptr work_list_device = 0;
 };
 
 // Throws InvalidArgument when `config` cannot run problems of `key` (sizes out of range, an

@@ -4,16 +4,27 @@ namespace jitgemm {
 
 LaunchPlan PlanCache::get(GemmLauncher& launcher, const cuda::Function& main, const KernelConfig& config,
                           const ProblemKey& key) {
-  Key k{config, key};
-  {
-    std::lock_guard lock(mutex_);
-    if (auto it = plans_.find(k); it != plans_.end()) return it->second;
-  }
+  if (std::optional<LaunchPlan> seen = find(config, key)) return *std::move(seen);
   LaunchPlan plan = launcher.plan(main, config, key);  // outside the lock: may query the driver
+  cuda::DeviceBuffer work_list;
+  if (!plan.work_words.empty()) {
+    const size_t bytes = sizeof(int32_t) * plan.work_words.size();
+    work_list = cuda::DeviceBuffer(bytes);
+    work_list.copy_from_host(plan.work_words.data(), bytes);
+    plan.work_list_device = work_list.get();
+  }
   std::lock_guard lock(mutex_);
+  if (auto it = plans_.find({config, key}); it != plans_.end()) return it->second;  // another thread won
   if (plans_.size() >= kMaxPlans) plans_.clear();
-  plans_.emplace(std::move(k), plan);
+  if (work_list.size() > 0) work_lists_.push_back(std::move(work_list));
+  plans_.emplace(Key{config, key}, plan);
   return plan;
+}
+
+std::optional<LaunchPlan> PlanCache::find(const KernelConfig& config, const ProblemKey& key) const {
+  std::lock_guard lock(mutex_);
+  if (auto it = plans_.find({config, key}); it != plans_.end()) return it->second;
+  return std::nullopt;
 }
 
 size_t PlanCache::size() const {

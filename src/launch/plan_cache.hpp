@@ -1,15 +1,20 @@
 // The Runtime's launch plans, one per (config, problem key), made on first use and kept: a
-// repeated call of a shape neither recomputes the workspace layout nor the geometry.
-// Thread-safe.
+// repeated call of a shape neither recomputes the workspace layout nor the geometry, and a
+// plan's work list is uploaded once, to a device copy the kernel reads in place (so a launch
+// copies nothing from the host and can be captured in a CUDA graph). Thread-safe.
 //
 //   LaunchPlan plan = plans.get(launcher, kernel.function, config, key);
+//   std::optional<LaunchPlan> seen = plans.find(config, key);   // never touches the device
 #pragma once
 
 #include <cstddef>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "codegen/kernel_config.hpp"
+#include "cuda/device_buffer.hpp"
 #include "exec/gemm_launch.hpp"
 #include "exec/launch_plan.hpp"
 #include "problem/problem_key.hpp"
@@ -21,9 +26,11 @@ class PlanCache {
   // Plans kept; the cache is emptied when it is full (callers' shapes are unbounded).
   static constexpr size_t kMaxPlans = 4096;
 
-  // The plan of `config` on `key` (GemmLauncher::plan on a miss); InvalidArgument /
-  // NotSupported when it cannot run.
+  // The plan of `config` on `key` (GemmLauncher::plan and the work list's upload on a miss);
+  // InvalidArgument / NotSupported when it cannot run.
   LaunchPlan get(GemmLauncher& launcher, const cuda::Function& main, const KernelConfig& config, const ProblemKey& key);
+  // The plan if one was made before; nothing is computed or uploaded.
+  std::optional<LaunchPlan> find(const KernelConfig& config, const ProblemKey& key) const;
   size_t size() const;
 
  private:
@@ -40,6 +47,9 @@ class PlanCache {
 
   mutable std::mutex mutex_;
   std::unordered_map<Key, LaunchPlan, KeyHash> plans_;
+  // The plans' device work lists. Kept when the map is emptied: a captured CUDA graph may
+  // still read one, so they live as long as the Runtime.
+  std::vector<cuda::DeviceBuffer> work_lists_;
 };
 
 }  // namespace jitgemm

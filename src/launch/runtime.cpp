@@ -2,6 +2,9 @@
 #include "jitgemm/runtime.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <dlfcn.h>
 
 #include <atomic>
 #include <cstdlib>
@@ -15,6 +18,7 @@
 #include "cuda/context.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/driver_api.hpp"
+#include "cuda/stream.hpp"
 #include "database/device_key.hpp"
 #include "database/environments.hpp"
 #include "database/record_from_tuning.hpp"
@@ -64,6 +68,19 @@ Environments this_machine(const cuda::DeviceInfo& info, const TemplateStore& tem
   return machine_environments(templates, info.driver_version, nvrtc_version(), std::string(version()));
 }
 
+// The shipped records: the source tree's file this library was built from, or, once installed
+// without it, <prefix>/share/jitgemm/jitgemm_tuning.json beside the library's <prefix>/lib.
+std::string shipped_database() {
+  namespace fs = std::filesystem;
+  if (fs::exists(JITGEMM_SHIPPED_DB)) return JITGEMM_SHIPPED_DB;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<const void*>(&shipped_database), &info) != 0 && info.dli_fname != nullptr) {
+    const fs::path installed = fs::path(info.dli_fname).parent_path().parent_path() / "share/jitgemm/jitgemm_tuning.json";
+    if (fs::exists(installed)) return installed.string();
+  }
+  return JITGEMM_SHIPPED_DB;
+}
+
 // The public name of a serving rule.
 ServeRule to_serve_rule(ServingRule rule) noexcept {
   switch (rule) {
@@ -111,7 +128,7 @@ struct Runtime::Impl {
             first_non_empty(options.cache_dir, "JITGEMM_CACHE_DIR", BinaryCache::default_dir().string()))),
         kernels(compiler, templates),
         launcher(compiler, templates, info.sm_count),
-        database_path(first_non_empty(options.database_path, "JITGEMM_TUNING_DB", JITGEMM_SHIPPED_DB)),
+        database_path(first_non_empty(options.database_path, "JITGEMM_TUNING_DB", shipped_database())),
         selector(load_selector(database_path, device, info, templates)) {}
 
   // A validated, checked product: selection (database) -> module cache -> plan -> launch.
@@ -133,11 +150,17 @@ struct Runtime::Impl {
       config = decision.config;
     }
     const KernelSpecialization spec = specialization_of(key);
+    const bool capturing = cuda::is_capturing(cu_stream);
+    if (capturing && !plans.find(config, key))
+      throw NotSupported(fmt::format(
+          "Runtime::gemm: {} is captured into a CUDA graph before it ever ran: run it once outside the capture first "
+          "(a warm-up compiles its kernel and uploads its launch plan, which a capture cannot do)",
+          problem.to_string()));
     const LoadedKernel& kernel = kernels.get(config, spec);
     const LaunchPlan plan = plans.get(launcher, kernel.function, config, key);
-    const CUdeviceptr workspace = workspaces.get(cu_stream, plan.workspace.total_bytes);
+    const WorkspacePool::Lease workspace = workspaces.get(cu_stream, plan.workspace.total_bytes, capturing);
     launcher.launch(plan, problem, kernel.function, reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),
-                    reinterpret_cast<CUdeviceptr>(c), workspace, cu_stream);
+                    reinterpret_cast<CUdeviceptr>(c), workspace.get(), cu_stream);
   }
 
   // One gradient (jitgemm/backward.hpp): its product, the transposed product added for a
@@ -201,6 +224,24 @@ double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {
   std::lock_guard lock(im.database_mutex);
   im.selector.upsert(std::move(record));
   return result.best()->timing.median_ms;
+}
+
+ServeExplanation Runtime::explain(const GemmProblem& problem) const {
+  problem.validate("Runtime::explain");
+  const ProblemKey key = make_problem_key(problem);
+  std::lock_guard lock(impl_->database_mutex);
+  const ServingDecision& d = impl_->selector.select(key);
+  ServeExplanation e;
+  e.rule = to_serve_rule(d.rule);
+  e.kernel = d.config.name();
+  e.record = d.record != nullptr ? d.record->key() : std::string();
+  e.stale = d.stale();
+  std::vector<std::string> stale;
+  for (const StaleField& f : d.staleness) stale.push_back(to_string(f));
+  e.text = fmt::format("problem:  {}\ndevice:   {}\ndecision: {}\nkernel:   {}\nstale:    {}\n", key.canonical(),
+                       impl_->info.name, d.explanation, e.kernel,
+                       d.record == nullptr ? "- (no record served)" : stale.empty() ? "no" : fmt::format("{}", fmt::join(stale, ", ")));
+  return e;
 }
 
 ServeCounters Runtime::serve_counters() const {

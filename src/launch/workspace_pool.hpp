@@ -1,6 +1,12 @@
-// Device workspace of a Runtime (split-K partial products), one grow-only buffer per
-// stream: work on one stream is ordered, so reusing its buffer is safe; two streams never
-// share one. Thread-safe. Buffers live until the Runtime goes.
+// Device workspace of a Runtime (split-K partial products, pre-pass planes), one grow-only
+// buffer per stream: work on one stream is ordered, so reusing its buffer is safe; two
+// streams never share one. During a CUDA graph capture the call gets its own stream-ordered
+// allocation instead (cuMemAllocAsync, freed by cuMemFreeAsync after the call's work): the
+// graph owns that memory, and no later growth of a pooled buffer can pull it from under a
+// replay. Thread-safe. Pooled buffers live until the Runtime goes.
+//
+//   WorkspacePool::Lease ws = workspaces.get(stream, plan.workspace.total_bytes);
+//   launcher.launch(..., ws.get(), stream);   // ws released after the launches are queued
 #pragma once
 
 #include <cuda.h>
@@ -14,9 +20,28 @@ namespace jitgemm {
 
 class WorkspacePool {
  public:
-  // A buffer of at least `bytes` for `stream` (0 when bytes == 0). Growing a stream's
+  // One call's workspace; a capture's allocation is freed (stream-ordered) when it goes.
+  class Lease {
+   public:
+    Lease() = default;
+    ~Lease();
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    CUdeviceptr get() const noexcept { return ptr_; }
+
+   private:
+    friend class WorkspacePool;
+    Lease(CUdeviceptr ptr, CUstream ordered_on) : ptr_(ptr), ordered_on_(ordered_on), stream_ordered_(true) {}
+    explicit Lease(CUdeviceptr pooled) : ptr_(pooled) {}
+    CUdeviceptr ptr_ = 0;
+    CUstream ordered_on_ = nullptr;
+    bool stream_ordered_ = false;
+  };
+
+  // A workspace of at least `bytes` for `stream` (0 when bytes == 0). Growing a stream's
   // buffer first waits for the stream, since queued work may still use the old one.
-  CUdeviceptr get(CUstream stream, size_t bytes);
+  // `capturing`: the stream is being captured (cuda::is_capturing).
+  Lease get(CUstream stream, size_t bytes, bool capturing);
 
  private:
   std::mutex mutex_;

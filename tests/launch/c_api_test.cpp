@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -69,7 +70,65 @@ TEST(CApi, BackwardArgumentErrorsNameTheArgument) {
   p.k = 0;
   EXPECT_EQ(jitgemm_gemm_backward(runtime, &p, nullptr, nullptr, nullptr, da, db, 0, 0, nullptr), JITGEMM_SUCCESS)
       << jitgemm_last_error();
+  // explain answers without serving: the counters do not move.
+  jitgemm_serve_counters before{}, after{};
+  ASSERT_EQ(jitgemm_get_serve_counters(runtime, &before), JITGEMM_SUCCESS) << jitgemm_last_error();
+  p = jitgemm_problem_default(4096, 4096, 4096);
+  p.precision = JITGEMM_PRECISION_TF32X3;
+  jitgemm_explanation e{};
+  ASSERT_EQ(jitgemm_explain(runtime, &p, &e), JITGEMM_SUCCESS) << jitgemm_last_error();
+  EXPECT_NE(std::string(e.kernel).find("tf32x3"), std::string::npos) << e.kernel;
+  EXPECT_NE(std::string(e.text).find("decision:"), std::string::npos) << e.text;
+  EXPECT_EQ(e.rule == JITGEMM_SERVE_DEFAULT, std::string(e.record).empty()) << e.text;
+  ASSERT_EQ(jitgemm_get_serve_counters(runtime, &after), JITGEMM_SUCCESS) << jitgemm_last_error();
+  EXPECT_EQ(after.exact + after.nearest + after.fallback, before.exact + before.nearest + before.fallback);
   EXPECT_EQ(jitgemm_destroy(runtime), JITGEMM_SUCCESS);
+}
+
+TEST(CApi, ServingAndTuningCallsCheckTheirArguments) {
+  jitgemm_problem p = jitgemm_problem_default(8, 8, 8);
+  jitgemm_serve_counters counters{};
+  EXPECT_EQ(jitgemm_get_serve_counters(nullptr, &counters), JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("jitgemm_get_serve_counters: runtime is a null pointer"),
+            std::string::npos);
+  jitgemm_explanation e{};
+  EXPECT_EQ(jitgemm_explain(nullptr, &p, &e), JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("jitgemm_explain: runtime is a null pointer"), std::string::npos);
+  // The options are checked before the runtime is used (a dummy handle is never dereferenced).
+  auto* dummy = reinterpret_cast<jitgemm_runtime>(0x1);
+  EXPECT_EQ(jitgemm_tune_with(dummy, &p, nullptr, nullptr), JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("options is a null pointer"), std::string::npos);
+  jitgemm_tune_options o = jitgemm_tune_options_default();
+  EXPECT_EQ(o.jobs, 0);
+  EXPECT_EQ(o.timing_runs, 25);
+  EXPECT_EQ(o.write_database, 1);
+  o.timing_runs = 19;
+  EXPECT_EQ(jitgemm_tune_with(dummy, &p, &o, nullptr), JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("options.timing_runs=19 must be >= 20"), std::string::npos);
+  o = jitgemm_tune_options_default();
+  o.jobs = -2;
+  EXPECT_EQ(jitgemm_tune_with(dummy, &p, &o, nullptr), JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("options.jobs=-2 must be >= 0"), std::string::npos);
+  o = jitgemm_tune_options_default();
+  o.write_database = 2;
+  EXPECT_EQ(jitgemm_tune_with(dummy, &p, &o, nullptr), JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("options.write_database=2 must be 0 or 1"), std::string::npos);
+}
+
+// What bindings read to mirror the structs: the compiler's offsets, -1 for unknown names.
+TEST(CApi, AbiLayoutReportsTheCompiledStructs) {
+  EXPECT_EQ(jitgemm_abi_layout("jitgemm_problem", nullptr), static_cast<int64_t>(sizeof(jitgemm_problem)));
+  EXPECT_EQ(jitgemm_abi_layout("jitgemm_problem", "alpha"),
+            static_cast<int64_t>(offsetof(jitgemm_problem, alpha)));
+  EXPECT_EQ(jitgemm_abi_layout("jitgemm_problem", "precision"),
+            static_cast<int64_t>(offsetof(jitgemm_problem, precision)));
+  EXPECT_EQ(jitgemm_abi_layout("jitgemm_explanation", "text"),
+            static_cast<int64_t>(offsetof(jitgemm_explanation, text)));
+  EXPECT_EQ(jitgemm_abi_layout("jitgemm_serve_counters", nullptr), 32);
+  EXPECT_EQ(jitgemm_abi_layout("jitgemm_tune_options", "write_database"), 8);
+  EXPECT_EQ(jitgemm_abi_layout("jitgemm_problem", "gamma"), -1);
+  EXPECT_EQ(jitgemm_abi_layout("jitgemm_matrix", nullptr), -1);
+  EXPECT_EQ(jitgemm_abi_layout(nullptr, "m"), -1);
 }
 
 TEST(CApi, DefaultProblemIsPlainFp32) {
