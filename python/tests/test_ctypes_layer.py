@@ -180,3 +180,20 @@ def test_a_transposed_operand_hands_the_mirrored_structure_to_the_library():
     q = _problem.make_problem(4, 4, 4, _problem.Layout("T", 4), _problem.Layout("T", 4), 4,
                               _problem.Options.checked("symmetric", "upper_unit", "full", "fp32", 1, 0))
     assert q.structure_a == _abi.STRUCTURES["symmetric_upper"] and q.structure_b == _abi.STRUCTURES["lower_unit"]
+
+
+def test_cmake_install_puts_the_package_next_to_the_library(tmp_path):
+    library = os.environ.get("JITGEMM_LIBRARY")
+    if not library or shutil.which("cmake") is None:
+        pytest.skip("needs $JITGEMM_LIBRARY in a build tree (ctest sets it) and cmake")
+    build = pathlib.Path(library).resolve().parent
+    subprocess.run(["cmake", "--install", str(build), "--prefix", str(tmp_path)], check=True, capture_output=True)
+    for installed in ("lib/libjitgemm.so", "lib/python/jitgemm/__init__.py", "include/jitgemm/jitgemm.h",
+                      "share/jitgemm/jitgemm_tuning.json", "bin/jitgemm-tune"):
+        assert (tmp_path / installed).is_file(), installed
+    env = {k: v for k, v in os.environ.items() if k not in ("JITGEMM_LIBRARY", "BUILD_DIR")}
+    env["PYTHONPATH"] = str(tmp_path / "lib/python")
+    code = "from jitgemm import _library; print(_library.load().path)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                         cwd=tmp_path).stdout
+    assert out.strip() == str(tmp_path / "lib/libjitgemm.so")
