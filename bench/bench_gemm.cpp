@@ -106,6 +106,38 @@ double timed(BenchEnv& env, const std::function<void(CUstream)>& run) {
   return cuda::elapsed_ms(env.start, env.stop);
 }
 
+// The measurement every row shares: each side's error on poisoned outputs (`poison` before
+// each run), a warm-up, then jitgemm and cuBLAS timed alternately; the medians become the
+// benchmark's counters and `row` (its id, problem, baseline and products already set).
+using Run = std::function<void(CUstream)>;
+void measure_row(benchmark::State& state, BenchEnv& env, BenchRow row, const std::function<void()>& poison,
+                 const std::function<double()>& error, const Run& run_jitgemm, const Run& run_cublas) {
+  CUstream s = env.stream.get();
+  poison();
+  run_jitgemm(s);
+  row.relerr = error();
+  poison();
+  run_cublas(s);
+  row.baseline_relerr = error();
+  for (int i = 0; i < 3; ++i) { run_jitgemm(s); run_cublas(s); }  // warm-up
+  std::vector<double> ours, theirs;
+  for (auto _ : state) {
+    const double ms = timed(env, run_jitgemm);
+    ours.push_back(ms);
+    theirs.push_back(timed(env, run_cublas));
+    state.SetIterationTime(ms / 1e3);
+  }
+  row.jitgemm_ms = summarize(ours).median_ms;
+  row.baseline_ms = summarize(theirs).median_ms;
+  state.counters["jitgemm_ms"] = row.jitgemm_ms;
+  state.counters["cublas_ms"] = row.baseline_ms;
+  state.counters["TFLOPs"] = row.products * tflops(row.problem, row.jitgemm_ms);
+  state.counters["speedup"] = row.baseline_ms / row.jitgemm_ms;
+  state.counters["relerr"] = row.relerr;
+  state.counters["cublas_relerr"] = row.baseline_relerr;
+  env.rows.push_back(std::move(row));
+}
+
 // Inputs as reference-problems.md draws them: uniform [0, 1), symmetric operands (X + X^T)/2,
 // triangular ones tril(X). jitgemm gets NaN wherever a declared structure does not read; the
 // baselines get what they read (strmm A's triangle, the GEMMs the dense operands).
@@ -150,28 +182,8 @@ void bench_problem(benchmark::State& state, const std::string& id, GemmProblem p
     env.support.apply_fill(c.get(), p.m, p.n, ldc, p.fill, st);
   };
   // Accuracy on poisoned outputs (beta = 0 in the benchmark problems).
-  env.support.fill_value(c.get(), p.m * ldc, NAN, s);
-  run_jitgemm(s);
-  const double err = error();
-  env.support.fill_value(c.get(), p.m * ldc, NAN, s);
-  run_cublas(s);
-  const double cublas_err = error();
-  for (int i = 0; i < 3; ++i) { run_jitgemm(s); run_cublas(s); }  // warm-up
-  std::vector<double> ours, theirs;
-  for (auto _ : state) {
-    const double ms = timed(env, run_jitgemm);
-    ours.push_back(ms);
-    theirs.push_back(timed(env, run_cublas));
-    state.SetIterationTime(ms / 1e3);
-  }
-  const double median = summarize(ours).median_ms, cublas_median = summarize(theirs).median_ms;
-  state.counters["jitgemm_ms"] = median;
-  state.counters["cublas_ms"] = cublas_median;
-  state.counters["TFLOPs"] = tflops(p, median);
-  state.counters["speedup"] = cublas_median / median;
-  state.counters["relerr"] = err;
-  state.counters["cublas_relerr"] = cublas_err;
-  env.rows.push_back({id, p, baseline_of(p), median, cublas_median, err, cublas_err});
+  measure_row(state, env, {id, p, baseline_of(p)}, [&] { env.support.fill_value(c.get(), p.m * ldc, NAN, s); }, error,
+              run_jitgemm, run_cublas);
 }
 
 // ==== backward rows (issue 12, "Backward"): <id>_backward ====================================
@@ -254,28 +266,8 @@ void bench_backward(benchmark::State& state, const std::string& id, const GemmPr
     cublas_sgemm(env.cublas, dense_problem(grads.da.product), da_first, da_second, da.f32.get(), st, mode);
     cublas_sgemm(env.cublas, dense_problem(grads.db.product), db_first, db_second, db.f32.get(), st, mode);
   };
-  poison_outputs();
-  run_jitgemm(s);
-  const double err = error();
-  poison_outputs();
-  run_cublas(s);
-  const double cublas_err = error();
-  for (int i = 0; i < 3; ++i) { run_jitgemm(s); run_cublas(s); }  // warm-up
-  std::vector<double> ours, theirs;
-  for (auto _ : state) {
-    const double ms = timed(env, run_jitgemm);
-    ours.push_back(ms);
-    theirs.push_back(timed(env, run_cublas));
-    state.SetIterationTime(ms / 1e3);
-  }
-  const double median = summarize(ours).median_ms, cublas_median = summarize(theirs).median_ms;
-  state.counters["jitgemm_ms"] = median;
-  state.counters["cublas_ms"] = cublas_median;
-  state.counters["TFLOPs"] = 2 * tflops(p, median);
-  state.counters["speedup"] = cublas_median / median;
-  state.counters["relerr"] = err;
-  state.counters["cublas_relerr"] = cublas_err;
-  env.rows.push_back({id, p, backward_baseline_of(p), median, cublas_median, err, cublas_err, 2});
+  measure_row(state, env, BenchRow{id, p, backward_baseline_of(p), 0, 0, 0, 0, 2}, poison_outputs, error,
+              run_jitgemm, run_cublas);
 }
 
 // The four reference Models in every mode (largeK too: its gradients are products of K = 256).
