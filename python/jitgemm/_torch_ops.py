@@ -199,8 +199,8 @@ def matmul(a, b, *, structure_a="general", structure_b="general", fill="full", p
     """fill(alpha * a @ b + beta * out) on the current CUDA stream; see the package docstring."""
     if out is None and launch_observer is None and type(a) is Tensor and type(b) is Tensor:
         # The hot path: a 2-D product of a call signature seen before, in eager mode without autograd.
-        key = (a.shape, a.stride(), b.shape, b.stride(), a.device, b.device, a.dtype, b.dtype, structure_a,
-               structure_b, fill, precision, alpha, beta)
+        key = (a.shape, a.stride(), b.shape, b.stride(), a.get_device(), b.get_device(), a.dtype, b.dtype,
+               structure_a, structure_b, fill, precision, alpha, beta)
         try:
             call = _seen_calls.get(key)
         except TypeError:  # an unhashable alpha or beta (a tensor): the checked path
@@ -250,11 +250,11 @@ def _remember(key, a, b, m, n, options):
     rt = _runtime.runtime(a.device.index)
     lib, handle, pointer, index = rt.lib, rt.handle, ctypes.byref(problem), a.device.index
     gemm_fn, check = lib.gemm, lib.check
-    shape, device = (m, n), a.device
+    shape, raw_stream = (m, n), _raw_stream
 
     def call(x, y):
-        c = torch.empty(shape, device=device)
-        status = gemm_fn(handle, pointer, x.data_ptr(), y.data_ptr(), c.data_ptr(), _raw_stream(index))
+        c = x.new_empty(shape)
+        status = gemm_fn(handle, pointer, x.data_ptr(), y.data_ptr(), c.data_ptr(), raw_stream(index))
         if status:
             check(status)
         return c

@@ -513,21 +513,23 @@ def _json_value(value):
 
 
 DISPATCH_SIZE = 64
-DISPATCH_CALLS = 400
+DISPATCH_CALLS = 200
 
 
-def _host_us_per_call(call, calls: int) -> float:
-    """Median over 5 rounds of the host time per call of ``calls`` back-to-back calls."""
+def _host_us_per_call(calls_by_name: dict, calls: int, rounds: int = 15) -> dict:
+    """Median over ``rounds`` of the host time per call of ``calls`` back-to-back calls, for
+    each callable, the callables taking turns round by round (so drift hits them alike)."""
     import time
-    rounds = []
-    for _ in range(5):
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        for _ in range(calls):
-            call()
-        rounds.append((time.perf_counter() - start) / calls * 1e6)
-        torch.cuda.synchronize()
-    return statistics.median(rounds)
+    times = {name: [] for name in calls_by_name}
+    for _ in range(rounds):
+        for name, call in calls_by_name.items():
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            for _ in range(calls):
+                call()
+            times[name].append((time.perf_counter() - start) / calls * 1e6)
+            torch.cuda.synchronize()
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def dispatch_overhead(precision: str = "tf32x3") -> dict:
@@ -559,9 +561,15 @@ def dispatch_overhead(precision: str = "tf32x3") -> dict:
     for call in (c_abi, python):
         for _ in range(20):
             call()
-    c_us = _host_us_per_call(c_abi, DISPATCH_CALLS)
-    py_us = _host_us_per_call(python, DISPATCH_CALLS)
+    us = _host_us_per_call({"c_abi": c_abi, "python": python}, DISPATCH_CALLS)
+    c_us, py_us = us["c_abi"], us["python"]
     return {"size": n, "precision": precision, "python_us": py_us, "c_abi_us": c_us, "overhead_us": py_us - c_us}
+
+
+def print_dispatch(dispatch: dict) -> None:
+    print(f"dispatch, {dispatch['size']}^3 {dispatch['precision']}: jitgemm.matmul {dispatch['python_us']:.1f} us "
+          f"per call, C ABI jitgemm_gemm (Runtime::gemm) {dispatch['c_abi_us']:.1f} us: Python overhead "
+          f"{dispatch['overhead_us']:.1f} us")
 
 
 def write_json(path: Path, device_name: str, rows: List[dict], settings: dict, dispatch: Optional[dict] = None) -> None:
@@ -604,6 +612,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     parser.add_argument("--json", type=Path, default=None,
                         help="output file (default: bench/results/<gpu>-torch.json)")
     parser.add_argument("--no-backward", action="store_true", help="skip gradients and forward+backward timing")
+    parser.add_argument("--dispatch-only", action="store_true",
+                        help="only the host cost per call of jitgemm.matmul vs the C ABI (64x64x64); no JSON")
     args = parser.parse_args(argv)
 
     try:
@@ -630,6 +640,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         log("jitgemm.eval: no CUDA device available")
         return 2
     device_name = torch.cuda.get_device_name()
+    if args.dispatch_only:
+        print_dispatch(dispatch_overhead())
+        return 0
     backward = not args.no_backward
     flush_buffer = make_flush_buffer()
 
@@ -651,9 +664,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
           f"median of {args.runs} runs, L2 flushed; forward+backward rows show the gradients' error")
     print(format_table(rows))
     dispatch = dispatch_overhead()
-    print(f"dispatch, {dispatch['size']}^3 {dispatch['precision']}: jitgemm.matmul {dispatch['python_us']:.1f} us "
-          f"per call, C ABI jitgemm_gemm (Runtime::gemm) {dispatch['c_abi_us']:.1f} us: Python overhead "
-          f"{dispatch['overhead_us']:.1f} us")
+    print_dispatch(dispatch)
 
     json_path = args.json if args.json is not None else default_json_path(device_name)
     settings = {"models": args.models, "precisions": args.precisions, "trials": args.trials,
