@@ -49,10 +49,23 @@ def _batch_indices(batch):
     return itertools.product(*(range(d) for d in batch)) if batch else [()]
 
 
-def _read(x, rows, cols):
-    """(the 2-D matrix the library reads, its layout): in place, or a contiguous copy."""
-    layout = _problem.operand_layout(rows, cols, x.stride(0), x.stride(1))
-    return (x.contiguous(), layout) if layout.copy else (x, layout)
+class _Batched:
+    """An operand broadcast to the batch shape, as the library reads it: one layout for every
+    item (the items share their 2-D strides) and each item's address, or a contiguous copy of
+    the item where the layout cannot be read in place."""
+
+    def __init__(self, x, batch, rows, cols):
+        self.x = x.expand(batch + (rows, cols)) if batch else x
+        self.layout = _problem.operand_layout(rows, cols, self.x.stride(-2), self.x.stride(-1))
+        self.base = self.x.data_ptr()
+        self.steps = [x_step * self.x.element_size() for x_step in self.x.stride()[:-2]]
+
+    def item(self, idx):
+        """(address of item idx, the copy to keep alive until the launch is queued, or None)."""
+        if self.layout.copy:
+            copy = self.x[idx].contiguous()
+            return copy.data_ptr(), copy
+        return self.base + sum(i * step for i, step in zip(idx, self.steps)), None
 
 
 def _launch(rt, problem, a, b, c, stream):
@@ -68,14 +81,14 @@ def gemm_into(a, b, out, options):
         return
     rt = _runtime.runtime(a.device.index)
     stream = _current_stream(a.device)
-    a_all = a.expand(batch + (m, k)) if batch else a
-    b_all = b.expand(batch + (k, n)) if batch else b
+    xa, xb = _Batched(a, batch, m, k), _Batched(b, batch, k, n)
+    problem = _problem.make_problem(m, n, k, xa.layout, xb.layout, out.stride(-2) if m > 1 else n, options)
+    c_steps = [step * out.element_size() for step in out.stride()[:-2]]
+    c_base = out.data_ptr()
     for idx in _batch_indices(batch):
-        ai, la = _read(a_all[idx], m, k)
-        bi, lb = _read(b_all[idx], k, n)
-        ci = out[idx]
-        problem = _problem.make_problem(m, n, k, la, lb, ci.stride(0) if m > 1 else n, options)
-        _launch(rt, problem, ai.data_ptr(), bi.data_ptr(), ci.data_ptr(), stream)
+        pa, keep_a = xa.item(idx)
+        pb, keep_b = xb.item(idx)
+        _launch(rt, problem, pa, pb, c_base + sum(i * step for i, step in zip(idx, c_steps)), stream)
 
 
 def _writable_out(out, n):
@@ -155,15 +168,13 @@ def gemm_backward(grad: Tensor, a: Tensor, b: Tensor, structure_a: str, structur
     if (da is not None and da.numel() > 0) or (db is not None and db.numel() > 0):
         rt = _runtime.runtime(a.device.index)
         stream = _current_stream(a.device)
-        a_all = a.expand(batch + (m, k)) if batch else a
-        b_all = b.expand(batch + (k, n)) if batch else b
+        xa, xb = _Batched(a, batch, m, k), _Batched(b, batch, k, n)
+        problem = _problem.make_problem(m, n, k, xa.layout, xb.layout, n, options)
         g = grad.contiguous()
         for idx in _batch_indices(batch):
-            ai, la = _read(a_all[idx], m, k)
-            bi, lb = _read(b_all[idx], k, n)
-            problem = _problem.make_problem(m, n, k, la, lb, n, options)
-            rt.gemm_backward(problem, g[idx].data_ptr(), ai.data_ptr(), bi.data_ptr(),
-                             da[idx].data_ptr() if da is not None else None,
+            pa, keep_a = xa.item(idx)
+            pb, keep_b = xb.item(idx)
+            rt.gemm_backward(problem, g[idx].data_ptr(), pa, pb, da[idx].data_ptr() if da is not None else None,
                              db[idx].data_ptr() if db is not None else None, stream)
     return (_gradient_result(da, a) if da is not None else a.new_empty(0),
             _gradient_result(db, b) if db is not None else b.new_empty(0))
