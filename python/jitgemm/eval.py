@@ -533,9 +533,10 @@ def _host_us_per_call(calls_by_name: dict, calls: int, rounds: int = 15) -> dict
 
 
 def dispatch_overhead(precision: str = "tf32x3") -> dict:
-    """Host cost per call of jitgemm.matmul on a 64x64x64 product against the C ABI's
-    jitgemm_gemm called through ctypes with a prepared problem and output (that is
-    Runtime::gemm plus one ctypes call), in microseconds; ``overhead_us`` is the difference."""
+    """Host cost per call of jitgemm.matmul on a 64x64x64 product against Runtime::gemm, in
+    microseconds: the C ABI's jitgemm_gemm called through ctypes with a prepared problem and
+    output, less the cost of a ctypes call that does no work (jitgemm_abi_layout);
+    ``overhead_us`` is jitgemm.matmul's time over Runtime::gemm's."""
     import ctypes
     import jitgemm
     from . import _problem, _runtime
@@ -558,18 +559,23 @@ def dispatch_overhead(precision: str = "tf32x3") -> dict:
     def python():
         jitgemm.matmul(a, b, precision=precision)
 
-    for call in (c_abi, python):
+    def ctypes_only():  # a C ABI call that does no work: what ctypes itself costs per call
+        lib.abi_layout(b"jitgemm_problem", None)
+
+    for call in (c_abi, python, ctypes_only):
         for _ in range(20):
             call()
-    us = _host_us_per_call({"c_abi": c_abi, "python": python}, DISPATCH_CALLS)
-    c_us, py_us = us["c_abi"], us["python"]
-    return {"size": n, "precision": precision, "python_us": py_us, "c_abi_us": c_us, "overhead_us": py_us - c_us}
+    us = _host_us_per_call({"c_abi": c_abi, "python": python, "ctypes": ctypes_only}, DISPATCH_CALLS)
+    # Runtime::gemm itself is the C ABI call less what ctypes adds to it.
+    runtime_us = us["c_abi"] - us["ctypes"]
+    return {"size": n, "precision": precision, "python_us": us["python"], "c_abi_us": us["c_abi"],
+            "ctypes_us": us["ctypes"], "runtime_gemm_us": runtime_us, "overhead_us": us["python"] - runtime_us}
 
 
 def print_dispatch(dispatch: dict) -> None:
     print(f"dispatch, {dispatch['size']}^3 {dispatch['precision']}: jitgemm.matmul {dispatch['python_us']:.1f} us "
-          f"per call, C ABI jitgemm_gemm (Runtime::gemm) {dispatch['c_abi_us']:.1f} us: Python overhead "
-          f"{dispatch['overhead_us']:.1f} us")
+          f"per call; C ABI jitgemm_gemm {dispatch['c_abi_us']:.1f} us, of which ctypes {dispatch['ctypes_us']:.1f} us, "
+          f"so Runtime::gemm {dispatch['runtime_gemm_us']:.1f} us: Python overhead {dispatch['overhead_us']:.1f} us")
 
 
 def write_json(path: Path, device_name: str, rows: List[dict], settings: dict, dispatch: Optional[dict] = None) -> None:

@@ -317,6 +317,19 @@ def test_torch_compile_fullgraph_traces_each_model(model_id):
         torch.testing.assert_close(x.grad, y.grad, rtol=0, atol=0)
 
 
+def test_torch_compile_reduce_overhead_replays_a_cuda_graph():
+    # mode="reduce-overhead": inductor records the compiled Model into a CUDA graph after its
+    # warm-up runs and replays it; each replay must compute the product of the new inputs.
+    spec = models.MODELS["lowertri"]
+    new = spec.make_new("tf32x3")
+    compiled = torch.compile(new, mode="reduce-overhead", fullgraph=True)
+    for seed in range(4):
+        torch.manual_seed(seed)
+        inputs = spec.get_inputs(scale=1 / 16)
+        got = compiled(*inputs).clone()
+        torch.testing.assert_close(got, new(*inputs), rtol=0, atol=0)
+
+
 # ---------------------------------------------------------------------------- streams, graphs
 @pytest.mark.parametrize("name,shape,kwargs", [
     ("lowertri", (256, 256, 256), dict(structure_a="lower", structure_b="lower", fill="lower")),

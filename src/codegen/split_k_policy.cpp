@@ -14,7 +14,7 @@ int64_t split_k_chunk(const ProblemKey& key) { return key.m * key.n <= kSmallOut
 
 // Whether `split` slices fit the workspace bound and each holds at least one block_k.
 bool split_fits(const ProblemKey& key, const KernelConfig& tile, int64_t split) {
-  return split * key.m * split_k_workspace_ld(key.n) <= kMaxSplitWorkspaceFloats && (key.k + split - 1) / split >= tile.block_k;
+  return split_workspace_fits(key, split) && (key.k + split - 1) / split >= tile.block_k;
 }
 
 }  // namespace

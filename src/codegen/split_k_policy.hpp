@@ -26,6 +26,12 @@ inline constexpr int64_t kMaxSplitWorkspaceFloats = int64_t{1} << 27;
 // row and slice stays 16-byte aligned for a kernel compiled with 16-byte stores of C.
 constexpr int64_t split_k_workspace_ld(int64_t n) { return (n + 3) / 4 * 4; }
 
+// Whether `split` slices of partial products of key's M x N output stay within
+// kMaxSplitWorkspaceFloats (the bound every family's K split and wgmma's K pieces share).
+constexpr bool split_workspace_fits(const ProblemKey& key, int64_t split) {
+  return split * key.m * split_k_workspace_ld(key.n) <= kMaxSplitWorkspaceFloats;
+}
+
 int default_split_k(const ProblemKey& key, const KernelConfig& tile);
 // The split-K variants the candidate spaces add for each tile: half, equal to and twice the
 // default, within the same limits (none when the default is 1 and K is short).

@@ -544,7 +544,7 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
     if (c.wgmma().schedule == TileSchedule::StreamK || c.wgmma().cluster != 1) continue;
     for (int p : {pieces, 2 * pieces}) {
       c.split_k = p;
-      if (p <= kMaxSplitK && p * key.m * split_k_workspace_ld(key.n) <= kMaxSplitWorkspaceFloats &&
+      if (p <= kMaxSplitK && split_workspace_fits(key, p) &&
           statically_valid(c, limits, nullptr))
         split.push_back(c);
     }
@@ -656,14 +656,14 @@ int wgmma_default_split_k(const ProblemKey& key, const KernelConfig& tile) {
   const int64_t worth = std::max<int64_t>(1, key.k / kWgmmaMinPieceK);
   int64_t split = std::max(accurate, std::min(fill * ceil_div(accurate, fill), worth));
   split = std::min<int64_t>(split, kMaxSplitK);
-  while (split > 1 && split * key.m * split_k_workspace_ld(key.n) > kMaxSplitWorkspaceFloats) --split;
+  while (split > 1 && !split_workspace_fits(key, split)) --split;
   return static_cast<int>(split);
 }
 
 bool wgmma_takes_k(const ProblemKey& key) {
   const int64_t pieces = (key.k + kWgmmaLongK - 1) / kWgmmaLongK;
   return key.k <= 2 * kWgmmaLongK ||
-         (pieces <= kMaxSplitK && pieces * key.m * split_k_workspace_ld(key.n) <= kMaxSplitWorkspaceFloats);
+         (pieces <= kMaxSplitK && split_workspace_fits(key, pieces));
 }
 
 namespace {
