@@ -2,9 +2,9 @@
 
 namespace jitgemm {
 
-LaunchPlan PlanCache::get(GemmLauncher& launcher, const cuda::Function& main, const KernelConfig& config,
-                          const ProblemKey& key) {
-  if (std::optional<LaunchPlan> seen = find(config, key)) return *std::move(seen);
+std::shared_ptr<const LaunchPlan> PlanCache::get(GemmLauncher& launcher, const cuda::Function& main,
+                                                 const KernelConfig& config, const ProblemKey& key) {
+  if (std::shared_ptr<const LaunchPlan> seen = find(config, key)) return seen;
   LaunchPlan plan = launcher.plan(main, config, key);  // outside the lock: may query the driver
   cuda::DeviceBuffer work_list;
   if (!plan.work_words.empty()) {
@@ -17,14 +17,15 @@ LaunchPlan PlanCache::get(GemmLauncher& launcher, const cuda::Function& main, co
   if (auto it = plans_.find({config, key}); it != plans_.end()) return it->second;  // another thread won
   if (plans_.size() >= kMaxPlans) plans_.clear();
   if (work_list.size() > 0) work_lists_.push_back(std::move(work_list));
-  plans_.emplace(Key{config, key}, plan);
-  return plan;
+  auto shared = std::make_shared<const LaunchPlan>(std::move(plan));
+  plans_.emplace(Key{config, key}, shared);
+  return shared;
 }
 
-std::optional<LaunchPlan> PlanCache::find(const KernelConfig& config, const ProblemKey& key) const {
+std::shared_ptr<const LaunchPlan> PlanCache::find(const KernelConfig& config, const ProblemKey& key) const {
   std::lock_guard lock(mutex_);
   if (auto it = plans_.find({config, key}); it != plans_.end()) return it->second;
-  return std::nullopt;
+  return nullptr;
 }
 
 size_t PlanCache::size() const {

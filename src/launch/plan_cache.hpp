@@ -3,13 +3,15 @@
 // plan's work list is uploaded once, to a device copy the kernel reads in place (so a launch
 // copies nothing from the host and can be captured in a CUDA graph). Thread-safe.
 //
-//   LaunchPlan plan = plans.get(launcher, kernel.function, config, key);
-//   std::optional<LaunchPlan> seen = plans.find(config, key);   // never touches the device
+// Plans are shared and immutable: a call of a seen shape takes a reference, copies nothing.
+//
+//   std::shared_ptr<const LaunchPlan> plan = plans.get(launcher, kernel.function, config, key);
+//   if (plans.find(config, key)) ...   // made before? (never touches the device)
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <mutex>
-#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -28,9 +30,10 @@ class PlanCache {
 
   // The plan of `config` on `key` (GemmLauncher::plan and the work list's upload on a miss);
   // InvalidArgument / NotSupported when it cannot run.
-  LaunchPlan get(GemmLauncher& launcher, const cuda::Function& main, const KernelConfig& config, const ProblemKey& key);
-  // The plan if one was made before; nothing is computed or uploaded.
-  std::optional<LaunchPlan> find(const KernelConfig& config, const ProblemKey& key) const;
+  std::shared_ptr<const LaunchPlan> get(GemmLauncher& launcher, const cuda::Function& main, const KernelConfig& config,
+                                        const ProblemKey& key);
+  // The plan if one was made before (else null); nothing is computed or uploaded.
+  std::shared_ptr<const LaunchPlan> find(const KernelConfig& config, const ProblemKey& key) const;
   size_t size() const;
 
  private:
@@ -46,7 +49,7 @@ class PlanCache {
   };
 
   mutable std::mutex mutex_;
-  std::unordered_map<Key, LaunchPlan, KeyHash> plans_;
+  std::unordered_map<Key, std::shared_ptr<const LaunchPlan>, KeyHash> plans_;
   // The plans' device work lists. Kept when the map is emptied: a captured CUDA graph may
   // still read one, so they live as long as the Runtime.
   std::vector<cuda::DeviceBuffer> work_lists_;

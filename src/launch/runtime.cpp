@@ -157,9 +157,9 @@ struct Runtime::Impl {
           "(a warm-up compiles its kernel and uploads its launch plan, which a capture cannot do)",
           problem.to_string()));
     const LoadedKernel& kernel = kernels.get(config, spec);
-    const LaunchPlan plan = plans.get(launcher, kernel.function, config, key);
-    const WorkspacePool::Lease workspace = workspaces.get(cu_stream, plan.workspace.total_bytes, capturing);
-    launcher.launch(plan, problem, kernel.function, reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),
+    const std::shared_ptr<const LaunchPlan> plan = plans.get(launcher, kernel.function, config, key);
+    const WorkspacePool::Lease workspace = workspaces.get(cu_stream, plan->workspace.total_bytes, capturing);
+    launcher.launch(*plan, problem, kernel.function, reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),
                     reinterpret_cast<CUdeviceptr>(c), workspace.get(), cu_stream);
   }
 
