@@ -60,20 +60,13 @@ std::string describe(const Environments& env, const EnvironmentFlags& flags) {
                      env.jitgemm_version.value_or("?"), templates);
 }
 
-std::string stale_text(const std::vector<StaleField>& fields) {
-  if (fields.empty()) return "no";
-  std::vector<std::string> lines;
-  for (const StaleField& f : fields) lines.push_back(to_string(f));
-  return fmt::format("{}", fmt::join(lines, ", "));
-}
-
 void print_records(const TuningDatabase& db, const DeviceKey& device, const ProblemKey& key,
                    const Environments& env, const ServingDecision& decision) {
   Table table({"record", "match", "distance", "served", "why not (record vs asked)", "stale"});
   for (const RecordExplanation& e : explain_records(db, device, key, env, decision)) {
     const bool same_kind = e.match != RecordExplanation::Match::No;
     table.add_row({e.record->key(), std::string(to_string(e.match)), same_kind ? fmt::format("{:.2f}", e.distance) : "-",
-                   e.served ? "<-" : "", fmt::format("{}", fmt::join(e.why_not, "; ")), stale_text(e.staleness)});
+                   e.served ? "<-" : "", fmt::format("{}", fmt::join(e.why_not, "; ")), to_string(e.staleness)});
   }
   fmt::print("\n{}", table.render());
 }
@@ -104,7 +97,7 @@ int run_explain(const ExplainOptions& o, const TuningDatabase& db) {
   const ServingDecision decision = lookup(db, o.device, key, env);
   fmt::print("problem:  {}\ndevice:   {} sm{}\n", key.canonical(), o.device.name, o.device.sm);
   fmt::print("decision: {}\nconfig:   {}\n", decision.explanation, decision.config.name());
-  fmt::print("stale:    {}\n", decision.record == nullptr ? "- (no record served)" : stale_text(decision.staleness));
+  fmt::print("stale:    {}\n", staleness_text(decision));
   fmt::print("env:      {}\n", describe(env, o.environment));
   print_records(db, o.device, key, env, decision);
   return 0;

@@ -84,6 +84,9 @@ struct WgmmaParams {
   int cluster = 1;      // 2: CTA pairs on tiles side by side along N share A's tile (TMA multicast)
 
   bool a_in_registers() const noexcept { return a != WgmmaA::Planes; }
+  // B read raw by TMA and rewritten in shared memory by the producer warpgroup's warps 1..3
+  // (transposed, or rounded in place): no pre-pass writes B's planes or sets its flag.
+  bool b_read_raw() const noexcept { return b == WgmmaB::Transformed || b == WgmmaB::Rounded; }
   friend bool operator==(const WgmmaParams&, const WgmmaParams&) = default;
 };
 

@@ -69,9 +69,6 @@ KernelConfig rounding(KernelConfig c) {
   return c;
 }
 
-// B read raw by TMA and rewritten by the producer warpgroup's warps 1..3 (transposed, or rounded in place).
-bool b_in_shared_memory(const WgmmaParams& w) { return w.b == WgmmaB::Transformed || w.b == WgmmaB::Rounded; }
-
 KernelConfig streaming(KernelConfig c) {
   c.wgmma().schedule = TileSchedule::StreamK;
   return c;
@@ -140,7 +137,7 @@ std::string operand_problem(const KernelConfig& c) {
   if (!w.a_in_registers() && w.swap_ab) return "swap_ab exchanges the operand read into registers: needs A in registers";
   if (w.b == WgmmaB::Converted && (!w.a_in_registers() || is_x3(c) || c.block_k > 64))
     return "B converted in the kernel needs tf32 with A in registers and block_k <= 64 (one 64-K chunk per stage)";
-  if (b_in_shared_memory(w) && (!w.a_in_registers() || w.cluster != 1))
+  if (w.b_read_raw() && (!w.a_in_registers() || w.cluster != 1))
     return fmt::format("B {} in shared memory needs A in registers and no CTA pair (cluster={})", to_string(w.b),
                        w.cluster);
   if (!one_of(w.cluster, {1, 2})) return fmt::format("cluster={} is not 1 or 2", w.cluster);
@@ -381,7 +378,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_s
       fmt::arg("swap", w.swap_ab ? 1 : 0), fmt::arg("convert", convert ? 1 : 0),
       fmt::arg("convert_t", convert && converted_operand_transposed(c, s.trans_a, s.trans_b) ? 1 : 0),
       fmt::arg("convert_vec", !convert ? 4 : w.swap_ab ? s.vec_a : s.vec_b),
-      fmt::arg("transform", b_in_shared_memory(w) ? 1 : 0), fmt::arg("b_k_major", w.b == WgmmaB::Rounded ? 1 : 0),
+      fmt::arg("transform", w.b_read_raw() ? 1 : 0), fmt::arg("b_k_major", w.b == WgmmaB::Rounded ? 1 : 0),
       fmt::arg("stream_k", w.schedule == TileSchedule::StreamK ? 1 : 0), fmt::arg("cluster", w.cluster),
       fmt::arg("cluster_attribute",
                w.cluster > 1 ? fmt::format("#define CLUSTER_ATTRIBUTE __cluster_dims__({}, 1, 1)\n", w.cluster) : ""),
@@ -393,7 +390,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_s
 }  // namespace
 
 SetmaxnregBudget wgmma_register_budget(const KernelConfig& c) {
-  if (b_in_shared_memory(c.wgmma())) return {kWgmmaTransformProducerRegs, kWgmmaTransformConsumerRegs};
+  if (c.wgmma().b_read_raw()) return {kWgmmaTransformProducerRegs, kWgmmaTransformConsumerRegs};
   return {kWgmmaProducerRegs, kWgmmaConsumerRegs};
 }
 
@@ -404,7 +401,7 @@ int wgmma_group_stages(const KernelConfig& c) {
 
 size_t wgmma_shared_memory_bytes(const KernelConfig& c) {
   const WgmmaParams& w = c.wgmma();
-  const bool transform = b_in_shared_memory(w);
+  const bool transform = w.b_read_raw();
   const bool raw_b_tile = w.b == WgmmaB::Transformed;  // rounded in place: TMA writes the big plane itself
   const size_t a_planes = w.a_in_registers() ? 1 : static_cast<size_t>(planes(c));  // RS: one raw A tile
   // transform_b: the raw B tile beside its planes.

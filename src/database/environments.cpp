@@ -2,6 +2,7 @@
 #include "database/environments.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "codegen/source_render.hpp"
 
@@ -49,6 +50,13 @@ Environments machine_environments(const TemplateStore& templates, std::optional<
 }
 
 std::string to_string(const StaleField& f) { return fmt::format("{} {} -> {}", to_string(f.field), f.recorded, f.current); }
+
+std::string to_string(const std::vector<StaleField>& fields) {
+  if (fields.empty()) return "no";
+  std::vector<std::string> lines;
+  for (const StaleField& f : fields) lines.push_back(to_string(f));
+  return fmt::format("{}", fmt::join(lines, ", "));
+}
 
 std::vector<StaleField> staleness(const TuningRecord& record, const Environments& now) {
   const EnvironmentKey& was = record.environment;

@@ -56,6 +56,8 @@ struct StaleField {
 };
 
 std::string to_string(const StaleField& f);  // "driver_version 12080 -> 13000"
+// The fields joined with ", ", or "no" when there are none.
+std::string to_string(const std::vector<StaleField>& fields);
 
 // The known fields of `now` (for the record's family) that differ from the record's
 // environment, in EnvironmentField order; empty: the record is current. A stale record is

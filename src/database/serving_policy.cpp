@@ -66,4 +66,8 @@ ServingDecision lookup(const TuningDatabase& database, const DeviceKey& device, 
                                      device.sm, match.device_records));
 }
 
+std::string staleness_text(const ServingDecision& d) {
+  return d.record == nullptr ? "- (no record served)" : to_string(d.staleness);
+}
+
 }  // namespace jitgemm

@@ -41,6 +41,10 @@ struct ServingDecision {
   bool stale() const noexcept { return !staleness.empty(); }
 };
 
+// The decision's staleness as jitgemm-db explain and Runtime::explain print it: the stale fields
+// (to_string), "no", or "- (no record served)" under the Default rule.
+std::string staleness_text(const ServingDecision& d);
+
 ServingDecision lookup(const TuningDatabase& database, const DeviceKey& device, const ProblemKey& key,
                        const Environments& environments);
 

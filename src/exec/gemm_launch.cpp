@@ -238,7 +238,7 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
   if (plan.prepass_b) split(kernel_b, plan.kernel_b, b_big, b_small);
 
   WgmmaKernelArgs args;
-  const bool b_raw = w.b == WgmmaB::Transformed || w.b == WgmmaB::Rounded;
+  const bool b_raw = w.b_read_raw();
   if (b_raw) {
     check_in_place(config, kernel_b.ptr, kernel_b.ld, kernel_b_name);
   } else if (w.b == WgmmaB::Converted) {

@@ -114,7 +114,7 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
 
   // Only tf32x3 reads the pre-pass's flag (the NaN rule; with B transformed no pre-pass sets it),
   // and only the stream-K tail the flags after it; a plain tf32 kernel saves the memset.
-  const bool b_raw = w.b == WgmmaB::Transformed || w.b == WgmmaB::Rounded;  // no pre-pass sets the flag
+  const bool b_raw = w.b_read_raw();  // no pre-pass sets the flag
   plan.flag_words = plan.planes == 2 && !b_raw ? 1 : 0;
   if (w.schedule == TileSchedule::StreamK) {
     const size_t sk_flags = static_cast<size_t>(plan.main.grid_x) * static_cast<size_t>(w.consumers);

@@ -2,7 +2,6 @@
 #include "jitgemm/runtime.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <dlfcn.h>
 
@@ -236,11 +235,8 @@ ServeExplanation Runtime::explain(const GemmProblem& problem) const {
   e.kernel = d.config.name();
   e.record = d.record != nullptr ? d.record->key() : std::string();
   e.stale = d.stale();
-  std::vector<std::string> stale;
-  for (const StaleField& f : d.staleness) stale.push_back(to_string(f));
   e.text = fmt::format("problem:  {}\ndevice:   {}\ndecision: {}\nkernel:   {}\nstale:    {}\n", key.canonical(),
-                       impl_->info.name, d.explanation, e.kernel,
-                       d.record == nullptr ? "- (no record served)" : stale.empty() ? "no" : fmt::format("{}", fmt::join(stale, ", ")));
+                       impl_->info.name, d.explanation, e.kernel, staleness_text(d));
   return e;
 }
 
