@@ -91,6 +91,14 @@ def gemm_into(a, b, out, options):
         _launch(rt, problem, pa, pb, c_base + sum(i * step for i, step in zip(idx, c_steps)), stream)
 
 
+def product(a, b, options):
+    """fill(alpha a @ b) into a new contiguous (..., M, N) tensor: the body of jitgemm::gemm."""
+    batch, m, n, _ = _problem.check_shapes(a.shape, b.shape)
+    out = torch.empty(batch + (m, n), dtype=a.dtype, device=a.device)
+    gemm_into(a, b, out, options)
+    return out
+
+
 def _writable_out(out, n):
     """out can be written in place: row-major rows with a unit column stride."""
     return out.dim() >= 2 and (n == 1 or out.stride(-1) == 1) and (out.size(-2) <= 1 or out.stride(-2) >= n)
@@ -101,11 +109,7 @@ def _writable_out(out, n):
 def gemm(a: Tensor, b: Tensor, structure_a: str, structure_b: str, fill: str, precision: str,
          alpha: float) -> Tensor:
     """fill(alpha a @ b): a (..., M, K), b (..., K, N) -> (..., M, N), contiguous."""
-    options = _problem.Options.checked(structure_a, structure_b, fill, precision, alpha, 0.0)
-    batch, m, n, _ = _problem.check_shapes(a.shape, b.shape)
-    out = torch.empty(batch + (m, n), dtype=a.dtype, device=a.device)
-    gemm_into(a, b, out, options)
-    return out
+    return product(a, b, _problem.Options.checked(structure_a, structure_b, fill, precision, alpha, 0.0))
 
 
 @gemm.register_fake
@@ -236,11 +240,9 @@ def matmul(a, b, *, structure_a="general", structure_b="general", fill="full", p
     if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad)):
         return torch.ops.jitgemm.gemm(a, b, *_op_arguments(options))
     # Eager without autograd: the op's body directly (the same code, without the dispatcher).
-    batch, m, n, _ = _problem.check_shapes(a.shape, b.shape)
-    result = torch.empty(batch + (m, n), dtype=a.dtype, device=a.device)
-    gemm_into(a, b, result, options)
-    if key is not None and not batch:
-        _remember(key, a, b, m, n, options)
+    result = product(a, b, options)
+    if key is not None and result.dim() == 2:
+        _remember(key, a, b, options)
     return result
 
 
@@ -250,11 +252,10 @@ _seen_calls = {}
 _MAX_SEEN_CALLS = 1024
 
 
-def _remember(key, a, b, m, n, options):
+def _remember(key, a, b, options):
     """Prepares the call of a checked 2-D product whose operands are read in place."""
-    k = a.shape[1]
-    la = _problem.operand_layout(m, k, a.stride(0), a.stride(1))
-    lb = _problem.operand_layout(k, n, b.stride(0), b.stride(1))
+    (m, k), n = a.shape, b.shape[1]
+    la, lb = _Batched(a, (), m, k).layout, _Batched(b, (), k, n).layout
     if la.copy or lb.copy or m == 0 or n == 0:
         return
     problem = _problem.make_problem(m, n, k, la, lb, n, options)
@@ -285,11 +286,7 @@ def _first_item_problem(a, b, options):
     check_tensor("a", a)
     check_tensor("b", b, a.device)
     batch, m, n, k = _problem.check_shapes(a.shape, b.shape)
-    first = (0,) * len(batch)
-    a2 = a.expand(batch + (m, k))[first] if batch else a
-    b2 = b.expand(batch + (k, n))[first] if batch else b
-    la = _problem.operand_layout(m, k, a2.stride(0), a2.stride(1))
-    lb = _problem.operand_layout(k, n, b2.stride(0), b2.stride(1))
+    la, lb = _Batched(a, batch, m, k).layout, _Batched(b, batch, k, n).layout
     return _problem.make_problem(m, n, k, la, lb, n, options)
 
 
