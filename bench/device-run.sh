@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, run the GPU tests, tune the reference problems and
 # the sweep, run the benchmark (jitgemm and cuBLAS side by side) and print the table.
-# Usage: bash bench/device-run.sh [all|test|python|eval|tune|structured|sweep|bench|sass]...   (default: all)
+# Usage: bash bench/device-run.sh [all|test|python|eval|tune|structured|sweep|bench|sass|reliability|sanitize]...
+#        (default: all, which leaves out reliability and sanitize)
+# reliability: 20 rounds of tuning against planted bad candidates (tests/gpu/isolated_tuning_test.cpp).
+# sanitize: the small products of every kernel family (SanitizerSmoke) under compute-sanitizer
+# memcheck, racecheck, initcheck and synccheck.
 # python runs the PyTorch package's tests (python/tests, pytest); eval runs python -m jitgemm.eval
 # (the four Models against eager PyTorch; bench/results/<gpu>-torch.json).
 # structured tunes bench/structured_problems.json (lowertri and symmetric_both in every mode;
@@ -18,6 +22,7 @@ export JITGEMM_CACHE_DIR="${JITGEMM_CACHE_DIR:-/tmp/jitgemm-cache}"
 export JITGEMM_TUNING_DB="${JITGEMM_TUNING_DB:-$PWD/tuning_db/jitgemm_tuning.json}"
 steps="${*:-all}"
 want() { [[ " $steps " == *" all "* || " $steps " == *" $1 "* ]]; }
+only() { [[ " $steps " == *" $1 "* ]]; }  # steps that "all" leaves out
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader
 echo "== build"
@@ -83,6 +88,24 @@ if want sass; then
     cuobjdump -sass $d/rs.cubin > "$out/tf32_rs.sass" &&
     grep -oE "HGMMA[^;]*" "$out/tf32_rs.sass" | sed -E 's/U?R[0-9]+/R/g; s/ +/ /g' | sort | uniq -c
   grep -cE "LDL|STL" "$out/tf32_rs.sass" | sed 's/^/local-memory instructions: /'
+fi
+if only reliability; then
+  echo "== reliability: tuning against planted candidates, 20 rounds"
+  JITGEMM_PLANTED_ROUNDS=20 build/test_gpu --gtest_filter='IsolatedTuning.*' >"$out/reliability.log" 2>&1 || status=1
+  grep -E "^\[ info \]|OK \]|FAILED|Failure" "$out/reliability.log" | head -40
+fi
+if only sanitize; then
+  echo "== compute-sanitizer on every kernel family (SanitizerSmoke)"
+  for tool in memcheck racecheck initcheck synccheck; do
+    extra=""; [[ $tool == memcheck ]] && extra="--leak-check full"
+    # Candidates run in worker processes: the sanitizer follows children (--target-processes all).
+    compute-sanitizer --tool $tool $extra --target-processes all --error-exitcode 9 \
+      build/test_gpu --gtest_filter='SanitizerSmoke.*' >"$out/sanitize-$tool.log" 2>&1
+    rc=$?
+    echo "$tool: exit $rc, $(grep -cE '^========= (Invalid|Race|Uninitialized|Barrier|Error)' "$out/sanitize-$tool.log") reports; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$out/sanitize-$tool.log" | tr '\n' ' ')"
+    grep -E "tests? from .* ran|PASSED|FAILED" "$out/sanitize-$tool.log" | tail -2
+    [[ $rc -eq 0 ]] || status=1
+  done
 fi
 cp bench/results/*.json "$out/" 2>/dev/null
 cp tuning_db/jitgemm_tuning.json "$out/" 2>/dev/null

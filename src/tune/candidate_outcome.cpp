@@ -11,13 +11,15 @@
 namespace jitgemm {
 namespace {
 
-constexpr std::array<std::pair<CandidateOutcome, std::string_view>, 6> kOutcomeNames{{
+constexpr std::array<std::pair<CandidateOutcome, std::string_view>, 8> kOutcomeNames{{
     {CandidateOutcome::Ok, "ok"},
     {CandidateOutcome::CompileFailed, "compile_failed"},
     {CandidateOutcome::Spills, "spills"},
     {CandidateOutcome::LaunchFailed, "launch_failed"},
     {CandidateOutcome::WrongResult, "wrong_result"},
     {CandidateOutcome::Skipped, "skipped"},
+    {CandidateOutcome::Faulted, "faulted"},
+    {CandidateOutcome::TimedOut, "timed_out"},
 }};
 
 }  // namespace
@@ -32,7 +34,8 @@ CandidateOutcome parse_candidate_outcome(std::string_view text, std::string_view
   for (const auto& [value, name] : kOutcomeNames)
     if (name == text) return value;
   throw InvalidArgument(fmt::format(
-      "{}: unknown value '{}' (expected ok, compile_failed, spills, launch_failed, wrong_result or skipped)",
+      "{}: unknown value '{}' (expected ok, compile_failed, spills, launch_failed, wrong_result, skipped, "
+      "faulted or timed_out)",
       what, text));
 }
 

@@ -6,8 +6,10 @@
 
 namespace jitgemm {
 
-// Names: "ok", "compile_failed", "spills", "launch_failed", "wrong_result", "skipped".
-enum class CandidateOutcome { Ok, CompileFailed, Spills, LaunchFailed, WrongResult, Skipped };
+// Names: "ok", "compile_failed", "spills", "launch_failed", "wrong_result", "skipped",
+// "faulted" (a fault that ends the CUDA context: illegal or misaligned address, __trap, a
+// worker process that died) and "timed_out" (stopped by the tuning watchdog).
+enum class CandidateOutcome { Ok, CompileFailed, Spills, LaunchFailed, WrongResult, Skipped, Faulted, TimedOut };
 
 std::string_view to_string(CandidateOutcome outcome) noexcept;
 // Throws InvalidArgument naming `what` and the accepted names.

@@ -44,6 +44,12 @@ struct TuneResult {
   const CandidateMeasurement* best() const { return winner >= 0 ? &candidates[static_cast<size_t>(winner)] : nullptr; }
 };
 
+// Where candidates run. Worker (the default): in worker processes (jitgemm-tune-worker) that
+// a faulting or hanging candidate may take down; the caller's process and CUDA context never
+// run one. InProcess: in the caller's current context (kernel development, debuggers); a
+// faulting candidate then ends the run.
+enum class TuneIsolation { Worker, InProcess };
+
 struct TuneSettings {
   int jobs = 0;             // parallel compiles; 0 = hardware threads
   int warmup_runs = 3;
@@ -51,6 +57,7 @@ struct TuneSettings {
   int finalists = 8;        // the fastest this many are timed again with timing_runs
   int timing_runs = 25;     // median of these (>= 20) decides the winner
   uint64_t seed = 0;        // 0: fresh from the clock
+  TuneIsolation isolation = TuneIsolation::Worker;
   // Candidates to try; empty: the problem's full candidate space.
   std::vector<KernelConfig> candidates;
 };
@@ -68,7 +75,10 @@ using TuneProgressCallback = std::function<void(const TuneProgress&)>;
 // something: M, N, K >= 1 and alpha != 0 (an empty product or C = beta * C has nothing to tune).
 void check_tunable(const GemmProblem& problem, std::string_view where);
 
-// Runs on the current context (the caller makes a PrimaryContext current).
+// Compiles in the calling process; verifies and times as settings.isolation says (InProcess:
+// on the current context, which the caller makes current). A candidate that fails in any way
+// is recorded with its outcome; a broken environment (no device, no NVRTC, no worker
+// executable) throws.
 TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& device, const Compiler& compiler,
                         const TemplateStore& templates, const TuneSettings& settings,
                         const TuneProgressCallback& progress = {});

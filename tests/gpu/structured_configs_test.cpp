@@ -8,17 +8,7 @@
 // the split-K reduction's fill.
 #include <gtest/gtest.h>
 
-#include <fmt/format.h>
-
-#include <algorithm>
-
-#include "codegen/candidate_space.hpp"
-#include "codegen/mma_sync_family.hpp"
-#include "codegen/split_k_policy.hpp"
-#include "exec/gemm_launch.hpp"
-#include "gpu_fixture.hpp"
-#include "launch/kernel_cache.hpp"
-#include "problem/problem_key.hpp"
+#include "config_cases.hpp"
 
 namespace jitgemm::testing {
 namespace {
@@ -27,9 +17,7 @@ class StructuredConfigs : public ::testing::TestWithParam<Precision> {};
 
 TEST_P(StructuredConfigs, EverySampleConfigOnTriangularOperandsAndFills) {
   JITGEMM_REQUIRE_GPU();
-  GpuEnvironment& env = gpu();
-  KernelCache kernels(env.compiler(), TemplateStore::active());
-  GemmLauncher launcher(env.compiler(), TemplateStore::active(), env.info().sm_count);
+  ConfigRunner runner(gpu());
   struct Case {
     int64_t m, n, k;
     Op ta, tb;
@@ -53,42 +41,11 @@ TEST_P(StructuredConfigs, EverySampleConfigOnTriangularOperandsAndFills) {
     p.structure_a = s.sa, p.structure_b = s.sb, p.fill = s.fill;
     p.alpha = s.alpha, p.beta = s.beta;
     if (s.pad != 0) p.lda = p.effective_lda() + s.pad, p.ldb = p.effective_ldb() + s.pad, p.ldc = p.effective_ldc() + s.pad;
-    const ProblemKey key = make_problem_key(p);
-    const KernelSpecialization spec = specialization_of(key);
-    std::vector<KernelConfig> configs = tuning_sample(key);
-    configs.push_back(untuned_config(key));
-    if (p.precision != Precision::FP32) {
-      KernelConfig mma = mma_representative_sample(key).front();
-      configs.push_back(mma);
-      mma.split_k = 4;  // the split-K reduction applies the fill
-      configs.push_back(mma);
-    }
-    // SIMT tiles with the K split that keeps the fp32 contract on small outputs (as served:
-    // shorter FMA chains, the slices added in double), and one more split for the reduction.
-    for (KernelConfig& c : configs)
-      if (c.family() == KernelFamily::Simt) c.split_k = default_split_k(key, c);
-    if (p.precision == Precision::FP32) {
-      KernelConfig split = configs.front();
-      split.split_k = 4;
-      configs.push_back(split);
-    }
-    for (const KernelConfig& config : configs) {
-      if (!rules_of(config).runs_in_place(config, key)) continue;  // alignment: the launcher refuses it
-      const LoadedKernel& kernel = kernels.get(config, spec);
-      cuda::DeviceBuffer workspace(std::max<size_t>(4, launcher.workspace_bytes(config, p)));
+    for (const KernelConfig& config : code_path_configs(make_problem_key(p))) {
+      const std::optional<CaseResult> r = runner.run(config, p, 900 + launched, RandomKind::SignedNormal);
+      if (!r) continue;  // alignment: the launcher refuses it
       ++launched;
-      const CaseResult r = env.run_case(p, 900 + launched, RandomKind::SignedNormal,
-                                        [&](const float* a, const float* b, float* c) {
-                                          launcher.launch(kernel.function, config, p, reinterpret_cast<CUdeviceptr>(a),
-                                                          reinterpret_cast<CUdeviceptr>(b),
-                                                          reinterpret_cast<CUdeviceptr>(c), workspace.get(),
-                                                          env.stream());
-                                        });
-      EXPECT_TRUE(r.ours.passes(r.tolerance)) << fmt::format(
-          "{} on {}: error {:.3g} (cuBLAS {:.3g}, tolerance {:.3g}), {} unwritten, {} NaN/Inf mismatches, {} padding "
-          "writes",
-          config.name(), p.to_string(), r.ours.rel_error, r.cublas_error, r.tolerance, r.ours.unwritten,
-          r.ours.mismatched, r.ours.padding_written);
+      EXPECT_TRUE(r->ours.passes(r->tolerance)) << describe_failure(config, p, *r);
     }
   }
   std::printf("[ info ] %s: %d structured config launches\n", std::string(to_string(GetParam())).c_str(), launched);

@@ -12,7 +12,8 @@ namespace {
 
 constexpr CandidateOutcome kEveryOutcome[] = {CandidateOutcome::Ok,           CandidateOutcome::CompileFailed,
                                               CandidateOutcome::Spills,       CandidateOutcome::LaunchFailed,
-                                              CandidateOutcome::WrongResult, CandidateOutcome::Skipped};
+                                              CandidateOutcome::WrongResult, CandidateOutcome::Skipped,
+                                              CandidateOutcome::Faulted,      CandidateOutcome::TimedOut};
 
 TEST(CandidateOutcome, EveryNameParsesBackToItsValue) {
   for (CandidateOutcome o : kEveryOutcome) {
@@ -21,6 +22,8 @@ TEST(CandidateOutcome, EveryNameParsesBackToItsValue) {
   }
   EXPECT_EQ(to_string(CandidateOutcome::CompileFailed), "compile_failed");
   EXPECT_EQ(to_string(CandidateOutcome::WrongResult), "wrong_result");
+  EXPECT_EQ(to_string(CandidateOutcome::Faulted), "faulted");
+  EXPECT_EQ(to_string(CandidateOutcome::TimedOut), "timed_out");
 }
 
 TEST(CandidateOutcome, UnknownNamesAreRejectedNamingTheField) {

@@ -1,0 +1,117 @@
+// The tuning worker protocol: framing across arbitrary chunks, every message round trip,
+// failures rethrown as the type the worker caught.
+#include "tune/worker_protocol.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "jitgemm/error.hpp"
+
+namespace jitgemm::worker {
+namespace {
+
+KernelConfig simt_config() {
+  KernelConfig c = KernelConfig::parse("simt_fp32_64x128x16_w1x4_t8x8_s3_k1_g8");
+  return c;
+}
+
+TEST(WorkerProtocol, FramesSurviveAnyChunking) {
+  const json first = {{"type", "ready"}, {"x", 1}};
+  const json second = {{"type", "verdict"}, {"blob", json::binary_t(std::vector<uint8_t>(100000, 7))}};
+  std::vector<uint8_t> bytes = encode_frame(first);
+  const std::vector<uint8_t> tail = encode_frame(second);
+  bytes.insert(bytes.end(), tail.begin(), tail.end());
+  for (size_t chunk : {size_t{1}, size_t{3}, size_t{4096}, bytes.size()}) {
+    FrameDecoder decoder;
+    std::vector<json> got;
+    for (size_t at = 0; at < bytes.size(); at += chunk) {
+      decoder.feed(bytes.data() + at, std::min(chunk, bytes.size() - at));
+      while (auto m = decoder.next()) got.push_back(*m);
+    }
+    ASSERT_EQ(got.size(), 2u) << "chunk " << chunk;
+    EXPECT_EQ(got[0], first);
+    EXPECT_EQ(got[1], second);
+  }
+}
+
+TEST(WorkerProtocol, OversizeAndGarbageFramesAreErrors) {
+  FrameDecoder oversize;
+  const uint8_t huge[4] = {0xff, 0xff, 0xff, 0xff};
+  oversize.feed(huge, 4);
+  EXPECT_THROW(oversize.next(), Error);
+  FrameDecoder garbage;
+  const uint8_t frame[6] = {2, 0, 0, 0, 0xff, 0xff};  // 2 bytes that are not CBOR
+  garbage.feed(frame, sizeof frame);
+  EXPECT_THROW(garbage.next(), Error);
+}
+
+TEST(WorkerProtocol, SetupRoundTrips) {
+  WorkerSetup s;
+  s.problem.m = 256, s.problem.n = 128, s.problem.k = 4096;
+  s.problem.trans_a = Op::T, s.problem.ldb = 132, s.problem.alpha = -0.5f, s.problem.beta = 0.25f;
+  s.problem.structure_a = Structure::Lower, s.problem.fill = Fill::Lower, s.problem.precision = Precision::TF32x3;
+  s.settings = {12345678901234ull, 2, 4, 21};
+  s.device = 1, s.template_dir = "/tmp/t", s.cache_dir = "/tmp/c";
+  const WorkerSetup back = parse_setup(json::from_cbor(json::to_cbor(setup_message(s))));
+  EXPECT_EQ(back.problem.to_string(), s.problem.to_string());
+  EXPECT_EQ(back.problem.structure_a, Structure::Lower);
+  EXPECT_EQ(back.problem.fill, Fill::Lower);
+  EXPECT_EQ(back.settings.seed, s.settings.seed);
+  EXPECT_EQ(back.settings.timing_runs, 21);
+  EXPECT_EQ(back.device, 1);
+  EXPECT_EQ(back.template_dir, "/tmp/t");
+  EXPECT_EQ(back.cache_dir, "/tmp/c");
+}
+
+TEST(WorkerProtocol, MeasureCarriesTheCubinBytes) {
+  const KernelConfig config = simt_config();
+  CompiledKernel kernel;
+  kernel.kernel_name = "gemm";
+  kernel.lowered_name = "_Z4gemmv";
+  for (int i = 0; i < 1000; ++i) kernel.cubin.push_back(static_cast<char>(i * 37));
+  const MeasureRequest request{17, &config, &kernel, MeasurePhase::Final, 2000};
+  const OwnedRequest back = parse_measure(json::from_cbor(json::to_cbor(measure_message(request))));
+  EXPECT_EQ(back.index, 17u);
+  EXPECT_EQ(back.phase, MeasurePhase::Final);
+  EXPECT_EQ(back.config, config);
+  EXPECT_EQ(back.kernel.lowered_name, "_Z4gemmv");
+  EXPECT_EQ(back.kernel.cubin, kernel.cubin);
+}
+
+TEST(WorkerProtocol, VerdictsKeepNonFiniteErrorsAndTheContextFlag) {
+  BenchVerdict v;
+  v.outcome = CandidateOutcome::WrongResult;
+  v.rel_error = std::numeric_limits<double>::quiet_NaN();
+  v.detail = "12 unwritten";
+  v.timing.samples_ms = {0.5, 0.25};
+  bool lost = false;
+  const BenchVerdict back = parse_verdict(json::from_cbor(json::to_cbor(verdict_message(v, true))), lost);
+  EXPECT_TRUE(lost);
+  EXPECT_EQ(back.outcome, CandidateOutcome::WrongResult);
+  EXPECT_TRUE(std::isnan(back.rel_error));
+  EXPECT_EQ(back.detail, "12 unwritten");
+  EXPECT_EQ(back.timing.samples_ms, v.timing.samples_ms);
+}
+
+TEST(WorkerProtocol, FailuresAreRethrownAsTheirOwnType) {
+  EXPECT_THROW(rethrow_failure(failure_message(CudaError("cuInit(0) failed", 100)), "w"), CudaError);
+  EXPECT_THROW(rethrow_failure(failure_message(InvalidArgument("bad m")), "w"), InvalidArgument);
+  EXPECT_THROW(rethrow_failure(failure_message(NotSupported("no")), "w"), NotSupported);
+  try {
+    rethrow_failure(failure_message(CudaError("cuInit(0) failed: CUDA_ERROR_NO_DEVICE", 100)), "tuning worker");
+  } catch (const CudaError& e) {
+    EXPECT_EQ(e.code(), 100);
+    EXPECT_EQ(std::string(e.what()), "tuning worker: cuInit(0) failed: CUDA_ERROR_NO_DEVICE");
+  }
+}
+
+TEST(WorkerProtocol, AMessageOfTheWrongTypeIsAnError) {
+  EXPECT_THROW(parse_ready(json{{"type", "verdict"}}), Error);
+  EXPECT_THROW(parse_setup(json::array()), Error);
+}
+
+}  // namespace
+}  // namespace jitgemm::worker
