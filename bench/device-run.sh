@@ -100,7 +100,7 @@ if only sanitize; then
     extra=""; [[ $tool == memcheck ]] && extra="--leak-check full"
     # Candidates run in worker processes: the sanitizer follows children (--target-processes all).
     compute-sanitizer --tool $tool $extra --target-processes all --error-exitcode 9 \
-      build/test_gpu --gtest_filter='SanitizerSmoke.*' >"$out/sanitize-$tool.log" 2>&1
+      build/test_gpu --gtest_filter='*SanitizerSmoke.*' >"$out/sanitize-$tool.log" 2>&1
     rc=$?
     echo "$tool: exit $rc, $(grep -cE '^========= (Invalid|Race|Uninitialized|Barrier|Error)' "$out/sanitize-$tool.log") reports; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$out/sanitize-$tool.log" | tr '\n' ' ')"
     grep -E "tests? from .* ran|PASSED|FAILED" "$out/sanitize-$tool.log" | tail -2
