@@ -7,14 +7,18 @@
 #include <vector>
 
 #include "codegen/template_store.hpp"
-#include "compile/compiler.hpp"
 #include "cuda/driver_api.hpp"
+#include "database/printable_text.hpp"
 #include "database/record_explanation.hpp"
 #include "database/serving_policy.hpp"
 #include "jitgemm/error.hpp"
-#include "jitgemm/runtime.hpp"
+#include "nvrtc_probe.hpp"
 #include "problem/problem_key.hpp"
 #include "table.hpp"
+
+#ifndef JITGEMM_VERSION
+#error "JITGEMM_VERSION (jitgemm::version() of the library) comes from CMakeLists.txt"
+#endif
 
 namespace jitgemm {
 namespace {
@@ -46,18 +50,20 @@ std::optional<int> loaded_driver_version() {
 }
 
 Environments explain_environments(const EnvironmentFlags& flags) {
-  return flags.over(machine_environments(TemplateStore::active(), loaded_driver_version(), nvrtc_version(),
-                                         std::string(version())));
+  return flags.over(machine_environments(TemplateStore::active(), loaded_driver_version(), probe_nvrtc_version(),
+                                         JITGEMM_VERSION));
 }
 
 // "driver 13000, nvrtc 13000, jitgemm 0.1.0, templates embedded"; an unknown driver reads
-// "driver: not known here (give --driver)".
+// "driver: not known here (give --driver)", an unknown NVRTC likewise.
 std::string describe(const Environments& env, const EnvironmentFlags& flags) {
   const std::string driver = env.driver_version ? fmt::format("driver {}", *env.driver_version)
                                                 : std::string("driver: not known here (give --driver)");
+  const std::string nvrtc = env.nvrtc_version ? fmt::format("nvrtc {}", *env.nvrtc_version)
+                                              : std::string("nvrtc: not known here (give --nvrtc)");
   const std::string templates = flags.template_hash.empty() ? TemplateStore::active().origin() : "--template-hash";
-  return fmt::format("{}, nvrtc {}, jitgemm {}, templates {}", driver, env.nvrtc_version.value_or(0),
-                     env.jitgemm_version.value_or("?"), templates);
+  return fmt::format("{}, {}, jitgemm {}, templates {}", driver, nvrtc, printable(env.jitgemm_version.value_or("?")),
+                     printable(templates));
 }
 
 void print_records(const TuningDatabase& db, const DeviceKey& device, const ProblemKey& key,
@@ -73,31 +79,13 @@ void print_records(const TuningDatabase& db, const DeviceKey& device, const Prob
 
 }  // namespace
 
-void add_explain_options(CLI::App& cmd, ExplainOptions& o) {
-  cmd.add_option("--m", o.problem.m, "rows of op(A) and C")->required()->check(CLI::PositiveNumber);
-  cmd.add_option("--n", o.problem.n, "columns of op(B) and C")->required()->check(CLI::PositiveNumber);
-  cmd.add_option("--k", o.problem.k, "columns of op(A), rows of op(B)")->required()->check(CLI::PositiveNumber);
-  cmd.add_option("--trans-a", o.trans_a, "N or T")->capture_default_str();
-  cmd.add_option("--trans-b", o.trans_b, "N or T")->capture_default_str();
-  cmd.add_option("--lda", o.problem.lda, "leading dimension of A (0: tight)");
-  cmd.add_option("--ldb", o.problem.ldb, "leading dimension of B (0: tight)");
-  cmd.add_option("--ldc", o.problem.ldc, "leading dimension of C (0: tight)");
-  cmd.add_option("--precision", o.precision, "fp32, tf32x3 or tf32")->capture_default_str();
-  cmd.add_option("--structure-a", o.structure_a, "general, symmetric, lower or upper")->capture_default_str();
-  cmd.add_option("--structure-b", o.structure_b, "general, symmetric, lower or upper")->capture_default_str();
-  cmd.add_option("--fill", o.fill, "full, lower or upper")->capture_default_str();
-  cmd.add_option("--device", o.device.name, "device name as the driver reports it")->required();
-  cmd.add_option("--sm", o.device.sm, "compute capability, e.g. 90")->required()->check(CLI::Range(10, 999));
-  add_environment_flags(cmd, o.environment);
-}
-
 int run_explain(const ExplainOptions& o, const TuningDatabase& db) {
   const ProblemKey key = explained_key(o);
   const Environments env = explain_environments(o.environment);
   const ServingDecision decision = lookup(db, o.device, key, env);
-  fmt::print("problem:  {}\ndevice:   {} sm{}\n", key.canonical(), o.device.name, o.device.sm);
-  fmt::print("decision: {}\nconfig:   {}\n", decision.explanation, decision.config.name());
-  fmt::print("stale:    {}\n", staleness_text(decision));
+  fmt::print("problem:  {}\ndevice:   {} sm{}\n", key.canonical(), printable(o.device.name), o.device.sm);
+  fmt::print("decision: {}\nconfig:   {}\n", printable(decision.explanation), decision.config.name());
+  fmt::print("stale:    {}\n", printable(staleness_text(decision)));
   fmt::print("env:      {}\n", describe(env, o.environment));
   print_records(db, o.device, key, env, decision);
   return 0;

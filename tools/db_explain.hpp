@@ -2,14 +2,13 @@
 // on the given device (database/serving_policy.hpp: the same lookup, the same Environments),
 // the config it would run, whether the served record is stale, and how every record relates.
 //
-// The environment compared is this machine's: this build's NVRTC and jitgemm version, the
-// templates of TemplateStore::active() ($JITGEMM_TEMPLATE_DIR, else the embedded ones) and the
-// driver's version when a CUDA driver loads. Without one the driver version is not known here:
-// it is not compared and explain says so (give --driver). Each environment flag replaces its
-// field.
+// The environment compared is this machine's: the NVRTC libjitgemm would load (nvrtc_probe.hpp),
+// this build's jitgemm version, the templates of TemplateStore::active() ($JITGEMM_TEMPLATE_DIR,
+// else the embedded ones) and the driver's version when a CUDA driver loads. A version that
+// does not load here is not known: it is not compared and explain says so (give --driver,
+// --nvrtc). Each environment flag replaces its field. The options are set on the command line
+// (db_command_line.cpp).
 #pragma once
-
-#include <CLI/CLI.hpp>
 
 #include <string>
 
@@ -28,7 +27,6 @@ struct ExplainOptions {
   EnvironmentFlags environment;
 };
 
-void add_explain_options(CLI::App& cmd, ExplainOptions& o);
 // Prints the decision and the table of records; returns the exit status (0).
 int run_explain(const ExplainOptions& o, const TuningDatabase& db);
 

@@ -1,43 +1,52 @@
 // jitgemm-db: list, show, diff, merge, verify, prune and explain (db_explain.hpp) tuning database files.
-// One options struct, setup function and run function per subcommand; main only wires
-// them. Exit status: 0 success, 1 "differs" (diff) or "invalid" (verify), 2 errors.
-#include <CLI/CLI.hpp>
+// The command line is defined in db_command_line.cpp; here one run function per subcommand,
+// and main, which parses and runs. Exit status: 0 success, 1 "differs" (diff) or "invalid"
+// (verify), 2 errors. Text from a database file is printed through printable() (the table
+// does it for its cells), so a device name cannot steer the terminal.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
+#include <chrono>
 #include <filesystem>
-#include <functional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "codegen/kernel_family.hpp"
 #include "database/environments.hpp"
+#include "database/printable_text.hpp"
 #include "database/tuning_database.hpp"
+#include "db_command_line.hpp"
 #include "db_explain.hpp"
-#include "environment_flags.hpp"
 #include "jitgemm/error.hpp"
 #include "table.hpp"
 
 namespace jitgemm {
 namespace {
 
-using Command = std::function<int()>;
-
-struct GlobalOptions {
-  std::string db;
-};
-
-std::string default_db_path() {
-  const char* env = std::getenv("JITGEMM_TUNING_DB");
-  return env != nullptr && *env != '\0' ? env : "tuning_db/jitgemm_tuning.json";
+// Loads a file that must exist (a missing file is an empty database only for writers). A path
+// that cannot be looked at (a symbolic link loop, a directory without permission) is a
+// DatabaseError naming it, like any other unreadable file.
+TuningDatabase load_existing(const std::string& path) {
+  std::error_code ec;
+  const bool exists = std::filesystem::exists(path, ec);
+  if (ec) throw DatabaseError(fmt::format("{}: cannot read: {}", path, ec.message()));
+  if (!exists) throw DatabaseError(fmt::format("{}: no such file", path));
+  return TuningDatabase::load(path);
 }
 
-// Loads a file that must exist (a missing file is an empty database only for writers).
-TuningDatabase load_existing(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw DatabaseError(fmt::format("{}: no such file", path));
-  return TuningDatabase::load(path);
+// Warns on stderr of each record of `file` dated in the future (is_future_dated): merge ranks
+// such a record as undated.
+void warn_of_future_dates(const TuningDatabase& db, const std::string& file) {
+  const auto now = std::chrono::system_clock::now();
+  for (const TuningRecord& r : db.records())
+    if (is_future_dated(r, now))
+      fmt::print(stderr,
+                 "warning: {}: record {}: tuned_at {} is more than a day after now ({}); merge does not let it "
+                 "win by that date\n",
+                 file, printable(r.key()), r.tuned_at, format_utc_timestamp(now));
 }
 
 std::string lower(std::string text) {
@@ -51,35 +60,19 @@ std::string speedup(const TuningRecord& r) {
 
 // ---- list ---------------------------------------------------------------------------
 
-struct ListOptions {
-  std::string device;
-};
-
-int run_list(const ListOptions& o, const GlobalOptions& g) {
-  TuningDatabase db = load_existing(g.db);
+int run_list(const ListOptions& o, const std::string& db_path) {
+  TuningDatabase db = load_existing(db_path);
   Table table({"key", "winner", "time ms", "TFLOP/s", "vs cuBLAS", "error", "date"});
   for (const TuningRecord& r : db.records()) {
     if (!o.device.empty() && lower(r.device.name).find(lower(o.device)) == std::string::npos) continue;
     table.add_row({r.key(), r.config.name(), fmt::format("{:.4f}", r.timing.median_ms), fmt::format("{:.2f}", r.tflops),
                    speedup(r), fmt::format("{:.2e}", r.accuracy.rel_error), r.tuned_at.substr(0, 10)});
   }
-  fmt::print("{}{} of {} records in {}\n", table.render(), table.row_count(), db.size(), g.db);
+  fmt::print("{}{} of {} records in {}\n", table.render(), table.row_count(), db.size(), db_path);
   return 0;
 }
 
-void setup_list(CLI::App& app, const GlobalOptions& g, Command& run) {
-  auto o = std::make_shared<ListOptions>();
-  CLI::App* cmd = app.add_subcommand("list", "one line per record: winner, time, TFLOP/s, speedup vs cuBLAS");
-  cmd->add_option("--device", o->device, "only devices whose name contains this (case-insensitive)");
-  cmd->callback([o, &g, &run] { run = [o, &g] { return run_list(*o, g); }; });
-}
-
 // ---- show ---------------------------------------------------------------------------
-
-struct ShowOptions {
-  std::string key;
-  int top = 10;
-};
 
 // The record whose key is `key`, or the only one whose key contains it.
 const TuningRecord& find_record(const TuningDatabase& db, const std::string& key, const std::string& path) {
@@ -88,10 +81,10 @@ const TuningRecord& find_record(const TuningDatabase& db, const std::string& key
   for (const TuningRecord& r : db.records())
     if (r.key().find(key) != std::string::npos) hits.push_back(&r);
   if (hits.size() == 1) return *hits.front();
-  std::string message = fmt::format("{}: no record with key '{}'", path, key);
+  std::string message = fmt::format("{}: no record with key '{}'", path, printable(key));
   if (hits.size() > 1) {
-    message = fmt::format("{}: '{}' matches {} records; give one of:", path, key, hits.size());
-    for (const TuningRecord* r : hits) message += "\n  " + r->key();
+    message = fmt::format("{}: '{}' matches {} records; give one of:", path, printable(key), hits.size());
+    for (const TuningRecord* r : hits) message += "\n  " + printable(r->key());
   }
   throw InvalidArgument(message);
 }
@@ -116,15 +109,16 @@ void print_candidates(const TuningRecord& r, int top) {
              std::min<size_t>(top, sorted.size()), table.render());
 }
 
-int run_show(const ShowOptions& o, const GlobalOptions& g) {
-  TuningDatabase db = load_existing(g.db);
-  const TuningRecord& r = find_record(db, o.key, g.db);
+int run_show(const ShowOptions& o, const std::string& db_path) {
+  TuningDatabase db = load_existing(db_path);
+  const TuningRecord& r = find_record(db, o.key, db_path);
   const KernelConfig& c = r.config;
-  fmt::print("key:         {}\n", r.key());
+  fmt::print("key:         {}\n", printable(r.key()));
   fmt::print("problem:     {}\n", r.problem.canonical());
-  fmt::print("device:      {} (sm{}, {} SMs)\n", r.device.name, r.device.sm, r.device.sm_count);
+  fmt::print("device:      {} (sm{}, {} SMs)\n", printable(r.device.name), r.device.sm, r.device.sm_count);
   fmt::print("environment: driver {}, nvrtc {}, templates {}, jitgemm {}\n", r.environment.driver_version,
-             r.environment.nvrtc_version, r.environment.template_hash, r.environment.jitgemm_version);
+             r.environment.nvrtc_version, printable(r.environment.template_hash),
+             printable(r.environment.jitgemm_version));
   fmt::print("config:      {}\n", c.name());
   std::vector<std::string> params;
   for (const ConfigField& f : rules_of(c).fields()) params.push_back(fmt::format("{} {}", f.name, field_text(f, c)));
@@ -143,19 +137,7 @@ int run_show(const ShowOptions& o, const GlobalOptions& g) {
   return 0;
 }
 
-void setup_show(CLI::App& app, const GlobalOptions& g, Command& run) {
-  auto o = std::make_shared<ShowOptions>();
-  CLI::App* cmd = app.add_subcommand("show", "every field of one record and its best candidates");
-  cmd->add_option("key", o->key, "record key, or a part of it that matches one record")->required();
-  cmd->add_option("--top", o->top, "candidates to list")->check(CLI::Range(1, 1000000));
-  cmd->callback([o, &g, &run] { run = [o, &g] { return run_show(*o, g); }; });
-}
-
 // ---- diff ---------------------------------------------------------------------------
-
-struct DiffOptions {
-  std::string a, b;
-};
 
 // What differs between two records with the same key, e.g. "config X -> Y".
 std::vector<std::string> record_changes(const TuningRecord& a, const TuningRecord& b) {
@@ -180,11 +162,12 @@ int run_diff(const DiffOptions& o) {
   std::vector<std::string> only_a, only_b, changed;
   for (const TuningRecord& r : a.records()) {
     const TuningRecord* other = b.find(r.key());
-    if (other == nullptr) only_a.push_back(r.key());
-    else if (!(r == *other)) changed.push_back(fmt::format("{}: {}", r.key(), fmt::join(record_changes(r, *other), "; ")));
+    if (other == nullptr) only_a.push_back(printable(r.key()));
+    else if (!(r == *other))
+      changed.push_back(fmt::format("{}: {}", printable(r.key()), fmt::join(record_changes(r, *other), "; ")));
   }
   for (const TuningRecord& r : b.records())
-    if (a.find(r.key()) == nullptr) only_b.push_back(r.key());
+    if (a.find(r.key()) == nullptr) only_b.push_back(printable(r.key()));
   auto section = [](const std::string& title, const std::vector<std::string>& lines) {
     if (lines.empty()) return;
     fmt::print("{} ({}):\n", title, lines.size());
@@ -198,26 +181,18 @@ int run_diff(const DiffOptions& o) {
   return identical ? 0 : 1;
 }
 
-void setup_diff(CLI::App& app, Command& run) {
-  auto o = std::make_shared<DiffOptions>();
-  CLI::App* cmd = app.add_subcommand("diff", "records only in A, only in B, and changed; exit 1 when they differ");
-  cmd->add_option("A", o->a, "first database file")->required();
-  cmd->add_option("B", o->b, "second database file")->required();
-  cmd->callback([o, &run] { run = [o] { return run_diff(*o); }; });
-}
-
 // ---- merge --------------------------------------------------------------------------
-
-struct MergeOptions {
-  std::string out;
-  std::vector<std::string> inputs;
-};
 
 int run_merge(const MergeOptions& o) {
   TuningDatabase merged;
-  for (const std::string& input : o.inputs) merged = TuningDatabase::merge(merged, load_existing(input));
+  for (const std::string& input : o.inputs) {
+    const TuningDatabase in = load_existing(input);
+    warn_of_future_dates(in, input);
+    merged = TuningDatabase::merge(merged, in);
+  }
   size_t total = 0;
   TuningDatabase::update(o.out, [&](TuningDatabase& db) {
+    warn_of_future_dates(db, o.out);
     db = TuningDatabase::merge(db, merged);
     total = db.size();
   });
@@ -225,26 +200,18 @@ int run_merge(const MergeOptions& o) {
   return 0;
 }
 
-void setup_merge(CLI::App& app, Command& run) {
-  auto o = std::make_shared<MergeOptions>();
-  CLI::App* cmd = app.add_subcommand("merge", "merge files into OUT (newer tuned_at wins; locked atomic write)");
-  cmd->add_option("OUT", o->out, "database to merge into (created if missing)")->required();
-  cmd->add_option("IN", o->inputs, "databases to merge from")->required();
-  cmd->callback([o, &run] { run = [o] { return run_merge(*o); }; });
-}
-
 // ---- verify -------------------------------------------------------------------------
 
-struct VerifyOptions {
-  std::vector<std::string> files;
-};
-
-int run_verify(const VerifyOptions& o, const GlobalOptions& g) {
-  std::vector<std::string> files = o.files.empty() ? std::vector<std::string>{g.db} : o.files;
+// Every file is checked, whatever the others hold; a date in the future is a warning (the
+// record loads and serves; merge does not believe the date).
+int run_verify(const VerifyOptions& o, const std::string& db_path) {
+  std::vector<std::string> files = o.files.empty() ? std::vector<std::string>{db_path} : o.files;
   int failures = 0;
   for (const std::string& file : files) {
     try {
-      fmt::print("{}: ok: {} records\n", file, load_existing(file).size());
+      const TuningDatabase db = load_existing(file);
+      fmt::print("{}: ok: {} records\n", file, db.size());
+      warn_of_future_dates(db, file);
     } catch (const DatabaseError& e) {
       fmt::print(stderr, "{}\n", e.what());
       ++failures;
@@ -253,23 +220,7 @@ int run_verify(const VerifyOptions& o, const GlobalOptions& g) {
   return failures == 0 ? 0 : 1;
 }
 
-void setup_verify(CLI::App& app, const GlobalOptions& g, Command& run) {
-  auto o = std::make_shared<VerifyOptions>();
-  CLI::App* cmd = app.add_subcommand("verify", "load with full validation (default: --db); exit 1 on any error");
-  cmd->add_option("FILE", o->files, "database files");
-  cmd->callback([o, &g, &run] { run = [o, &g] { return run_verify(*o, g); }; });
-}
-
 // ---- prune --------------------------------------------------------------------------
-
-struct PruneOptions {
-  std::string device;
-  bool stale = false;
-  EnvironmentFlags environment;
-  std::string older_than;
-  std::vector<std::string> keys;
-  bool dry_run = false;
-};
 
 void check_prune_options(const PruneOptions& o) {
   if (o.device.empty() && !o.stale && o.older_than.empty() && o.keys.empty())
@@ -277,7 +228,7 @@ void check_prune_options(const PruneOptions& o) {
   if (o.stale && !o.environment.any())
     throw InvalidArgument("prune --stale: give the current environment (--driver, --nvrtc, --template-hash, --jitgemm-version)");
   if (!o.older_than.empty() && !is_utc_timestamp(o.older_than + "T00:00:00Z"))
-    throw InvalidArgument(fmt::format("prune --older-than: expected YYYY-MM-DD, got '{}'", o.older_than));
+    throw InvalidArgument(fmt::format("prune --older-than: expected YYYY-MM-DD, got '{}'", printable(o.older_than)));
 }
 
 // Why `r` is pruned (every given filter holds), or "" when it stays.
@@ -304,7 +255,7 @@ std::string prune_reason(const TuningRecord& r, const PruneOptions& o) {
   return fmt::format("{}", fmt::join(why, ", "));
 }
 
-int run_prune(const PruneOptions& o, const GlobalOptions& g) {
+int run_prune(const PruneOptions& o, const std::string& db_path) {
   check_prune_options(o);
   Table table({"key", "tuned_at", "reason"});
   std::vector<std::string> doomed;
@@ -319,38 +270,31 @@ int run_prune(const PruneOptions& o, const GlobalOptions& g) {
     }
   };
   if (o.dry_run) {
-    select(load_existing(g.db));
+    select(load_existing(db_path));
   } else {
-    load_existing(g.db);  // refuse a missing or damaged file before taking the lock
-    TuningDatabase::update(g.db, [&](TuningDatabase& db) {
+    load_existing(db_path);  // refuse a missing or damaged file before taking the lock
+    TuningDatabase::update(db_path, [&](TuningDatabase& db) {
       select(db);
       for (const std::string& key : doomed) db.erase(key);
     });
   }
   if (!doomed.empty()) fmt::print("{}", table.render());
-  fmt::print("{} {} of {} records from {}\n", o.dry_run ? "would remove" : "removed", doomed.size(), total, g.db);
+  fmt::print("{} {} of {} records from {}\n", o.dry_run ? "would remove" : "removed", doomed.size(), total, db_path);
   return 0;
 }
 
-void setup_prune(CLI::App& app, const GlobalOptions& g, Command& run) {
-  auto o = std::make_shared<PruneOptions>();
-  CLI::App* cmd = app.add_subcommand("prune", "remove the records that match every given filter");
-  cmd->add_option("--device", o->device, "device name (exact)");
-  cmd->add_flag("--stale", o->stale, "environment differs from the one given by the flags below");
-  add_environment_flags(*cmd, o->environment);
-  cmd->add_option("--older-than", o->older_than, "tuned before this UTC date (YYYY-MM-DD)");
-  cmd->add_option("--key", o->keys, "exact record key (repeatable)");
-  cmd->add_flag("--dry-run", o->dry_run, "only list what would be removed");
-  cmd->callback([o, &g, &run] { run = [o, &g] { return run_prune(*o, g); }; });
-}
-
-// ---- explain ------------------------------------------------------------------------
-
-void setup_explain(CLI::App& app, const GlobalOptions& g, Command& run) {
-  auto o = std::make_shared<ExplainOptions>();
-  CLI::App* cmd = app.add_subcommand("explain", "which record serves a problem, and why each record does or not");
-  add_explain_options(*cmd, *o);
-  cmd->callback([o, &g, &run] { run = [o, &g] { return run_explain(*o, load_existing(g.db)); }; });
+int run(const DbCommandLine& c) {
+  switch (c.command) {
+    case DbCommandLine::Command::List: return run_list(c.list, c.db);
+    case DbCommandLine::Command::Show: return run_show(c.show, c.db);
+    case DbCommandLine::Command::Diff: return run_diff(c.diff);
+    case DbCommandLine::Command::Merge: return run_merge(c.merge);
+    case DbCommandLine::Command::Verify: return run_verify(c.verify, c.db);
+    case DbCommandLine::Command::Prune: return run_prune(c.prune, c.db);
+    case DbCommandLine::Command::Explain: return run_explain(c.explain, load_existing(c.db));
+    case DbCommandLine::Command::None: break;
+  }
+  return 2;
 }
 
 }  // namespace
@@ -358,29 +302,20 @@ void setup_explain(CLI::App& app, const GlobalOptions& g, Command& run) {
 
 int main(int argc, char** argv) {
   using namespace jitgemm;
-  CLI::App app{"jitgemm-db: inspect and maintain jitgemm tuning databases"};
-  app.fallthrough();  // --db is accepted after the subcommand too
-  app.require_subcommand(1);
-  GlobalOptions global{default_db_path()};
-  app.add_option("--db", global.db, "database file (default: $JITGEMM_TUNING_DB, else tuning_db/jitgemm_tuning.json)")
-      ->capture_default_str();
-  Command run;
-  setup_list(app, global, run);
-  setup_show(app, global, run);
-  setup_diff(app, run);
-  setup_merge(app, run);
-  setup_verify(app, global, run);
-  setup_prune(app, global, run);
-  setup_explain(app, global, run);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;  // --help: 0; a usage error: 2, like every other error
+  DbCommandLine command_line;
+  std::string message;
+  if (parse_db_command_line(std::vector<std::string>(argv, argv + argc), command_line, message) != 0) {
+    fmt::print(stderr, "{}", message);
+    return 2;
+  }
+  if (command_line.command == DbCommandLine::Command::None) {  // --help
+    fmt::print("{}", message);
+    return 0;
   }
   try {
-    return run ? run() : 2;
+    return run(command_line);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "jitgemm-db: {}\n", e.what());
+    fmt::print(stderr, "jitgemm-db: {}\n", printable(e.what(), LineBreaks::Keep));
     return 2;
   }
 }

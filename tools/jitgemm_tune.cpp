@@ -2,14 +2,16 @@
 // --backward the gradient products of those; show progress and the best so far; print a
 // final table; write the tuning database.
 // Without a GPU it says so, then generates and NVRTC-compiles every candidate for sm_90a
-// and prints their resource use.
-#include <CLI/CLI.hpp>
+// and prints their resource use. The command line is defined in tune_command_line.cpp.
+// Problem ids and record fields come from files: they are printed through printable() (the
+// table does it for its cells).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -22,6 +24,7 @@
 #include "cuda/driver_api.hpp"
 #include "database/device_key.hpp"
 #include "database/environments.hpp"
+#include "database/printable_text.hpp"
 #include "database/record_from_tuning.hpp"
 #include "database/tuning_database.hpp"
 #include "jitgemm/backward.hpp"
@@ -33,33 +36,13 @@
 #include "problem/reference_problems.hpp"
 #include "table.hpp"
 #include "tune/candidate_compiler.hpp"
+#include "tune_command_line.hpp"
 #include "tune/tuner.hpp"
 
 namespace jitgemm {
 namespace {
 
-struct Options {
-  // one problem from flags
-  int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
-  std::string trans_a = "N", trans_b = "N";
-  std::string precision;  // empty: fp32 for one problem, every mode for --reference
-  float alpha = 1.0f, beta = 0.0f;
-  // or a list / the reference set
-  std::string problems_file;
-  bool reference = false;
-  bool stale = false;  // re-tune this device's records whose environment differs
-  bool backward = false;  // tune the gradient products of the problems instead
-  bool project = false;   // with backward: the gradients of structured operands projected
-  // how
-  int jobs = 0;
-  int runs = 25;
-  std::string db_path;
-  std::string cache_dir;
-  bool no_write = false;
-  bool compile_only = false;
-  bool sample = false;
-  double max_gflop = 0;  // > 0: skip problems of more work than this
-};
+using Options = TuneCommandLine;
 
 // The gradient products of each problem (jitgemm/backward.hpp), as Runtime::gemm_backward runs
 // them: <id>_dA and <id>_dB, and <id>_dA_T / <id>_dB_T, the transposed products a symmetric
@@ -77,10 +60,11 @@ std::vector<NamedProblem> gradient_problems(const std::vector<NamedProblem>& for
       if (grad->transposed_sum) products.push_back({fmt::format("{}_{}_T", np.id, name), *grad->transposed_sum});
       for (NamedProblem& product : products) {
         if (gemm_work(product.problem) != GemmWork::Product) {
-          fmt::print("backward: {} multiplies nothing ({}), not tuned\n", product.id, product.problem.to_string());
+          fmt::print("backward: {} multiplies nothing ({}), not tuned\n", printable(product.id),
+                     product.problem.to_string());
           continue;
         }
-        fmt::print("backward: {} = {}\n", product.id, product.problem.to_string());
+        fmt::print("backward: {} = {}\n", printable(product.id), product.problem.to_string());
         list.push_back(std::move(product));
       }
     }
@@ -124,7 +108,7 @@ std::vector<NamedProblem> problems_of(const Options& o) {
     std::erase_if(list, [&](const NamedProblem& np) {
       const double gflop = 2.0 * np.problem.m * np.problem.n * np.problem.k / 1e9;
       if (gflop <= o.max_gflop) return false;
-      fmt::print("skipping {}: {:.0f} GFLOP is more than --max-gflop {}\n", np.id, gflop, o.max_gflop);
+      fmt::print("skipping {}: {:.0f} GFLOP is more than --max-gflop {}\n", printable(np.id), gflop, o.max_gflop);
       return true;
     });
   if (list.empty() && !o.stale)
@@ -139,7 +123,8 @@ void draw_progress(const std::string& id, const TuneProgress& p) {
   const int width = 24;
   const int filled = p.total ? static_cast<int>(width * p.index / p.total) : width;
   std::string best = p.best_ms > 0 ? fmt::format("best {:.3f} ms {}", p.best_ms, p.best_candidate) : "best -";
-  fmt::print(stderr, "\r\033[K{} [{}{}] {}/{} {} {}  {}", id, std::string(filled, '#'), std::string(width - filled, '.'),
+  fmt::print(stderr, "\r\033[K{} [{}{}] {}/{} {} {}  {}", printable(id), std::string(filled, '#'),
+             std::string(width - filled, '.'),
              p.index, p.total, kPhase[static_cast<int>(p.phase)], p.candidate, best);
   if (p.phase == TuneProgress::Phase::Done) fmt::print(stderr, "\n");
   std::fflush(stderr);
@@ -158,7 +143,7 @@ std::vector<NamedProblem> stale_problems(const std::string& db_path, const cuda:
     if (fields.empty()) continue;
     std::vector<std::string> lines;
     for (const StaleField& f : fields) lines.push_back(to_string(f));
-    fmt::print("stale: {} ({})\n", r.problem.canonical(), fmt::join(lines, ", "));
+    fmt::print("stale: {} ({})\n", r.problem.canonical(), printable(fmt::format("{}", fmt::join(lines, ", "))));
     list.push_back({r.problem.canonical(), problem_for_key(r.problem)});
   }
   return list;
@@ -181,8 +166,9 @@ int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler
     problems.insert(problems.end(), stale.begin(), stale.end());
   }
   Table table({"problem", "mode", "jitgemm ms", "cuBLAS ms", "ratio", "error vs fp64", "cuBLAS error", "winner",
-               "ok/tried"});
+               "ok/tried", "other outcomes"});
   std::vector<TuningRecord> records;
+  std::vector<std::string> incidents;  // candidates that faulted or hung, with what happened
   for (const auto& np : problems) {
     TuneSettings settings;
     settings.jobs = o.jobs;
@@ -191,26 +177,37 @@ int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler
     const TuneResult result = tune_problem(np.problem, info, compiler, TemplateStore::active(), settings,
                                            [&](const TuneProgress& p) { draw_progress(np.id, p); });
     int ok = 0;
-    for (const auto& c : result.candidates) ok += c.outcome == CandidateOutcome::Ok;
+    std::map<std::string_view, int> others;
+    for (const auto& c : result.candidates) {
+      ok += c.outcome == CandidateOutcome::Ok;
+      if (c.outcome != CandidateOutcome::Ok) ++others[to_string(c.outcome)];
+      if (c.outcome == CandidateOutcome::Faulted || c.outcome == CandidateOutcome::TimedOut)
+        incidents.push_back(fmt::format("{} {}: {} ({})", printable(np.id), c.config.name(), to_string(c.outcome),
+                                        printable(c.detail)));
+    }
+    std::vector<std::string> other_counts;
+    for (const auto& [name, count] : others) other_counts.push_back(fmt::format("{} {}", name, count));
+    const std::string other_text = other_counts.empty() ? "-" : fmt::format("{}", fmt::join(other_counts, ", "));
     const auto* best = result.best();
     if (best == nullptr) {
       table.add_row({np.id, std::string(to_string(np.problem.precision)), "-", fmt::format("{:.3f}", result.cublas_timing.median_ms),
                      "-", "-", fmt::format("{:.2e}", result.cublas_rel_error), "none passed",
-                     fmt::format("0/{}", result.candidates.size())});
+                     fmt::format("0/{}", result.candidates.size()), other_text});
       continue;
     }
     table.add_row({np.id, std::string(to_string(np.problem.precision)), fmt::format("{:.3f}", best->timing.median_ms),
                    fmt::format("{:.3f}", result.cublas_timing.median_ms),
                    fmt::format("{:.2f}x", result.cublas_timing.median_ms / best->timing.median_ms),
                    fmt::format("{:.2e}", best->rel_error), fmt::format("{:.2e}", result.cublas_rel_error),
-                   best->config.name(), fmt::format("{}/{}", ok, result.candidates.size())});
+                   best->config.name(), fmt::format("{}/{}", ok, result.candidates.size()), other_text});
     records.push_back(make_record(result, device_key(info), current_environment(info, result.template_hash)));
   }
   fmt::print("\n{}", table.render());
+  for (const std::string& line : incidents) fmt::print("isolated: {}\n", line);
   if (!o.no_write && !records.empty()) {
     const auto report = TuningDatabase::save_merged(db_path, records);
     fmt::print("wrote {} record(s) to {}\n", records.size(), db_path);
-    if (!report.warning.empty()) fmt::print(stderr, "warning: {}\n", report.warning);
+    if (!report.warning.empty()) fmt::print(stderr, "warning: {}\n", printable(report.warning, LineBreaks::Keep));
   }
   return 0;
 }
@@ -224,8 +221,8 @@ int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems
     const KernelSpecialization spec = specialization_of(key);
     const auto compiled = compile_candidates(configs, spec, compiler, TemplateStore::active(), o.jobs,
                                              [&](size_t done, size_t count, const CompiledCandidate& c) {
-                                               fmt::print(stderr, "\r\033[K{} compiled {}/{} {}", np.id, done, count,
-                                                          c.config.name());
+                                               fmt::print(stderr, "\r\033[K{} compiled {}/{} {}", printable(np.id), done,
+                                                          count, c.config.name());
                                                std::fflush(stderr);
                                              });
     fmt::print(stderr, "\n");
@@ -243,7 +240,7 @@ int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems
                      !c.outcome.ok ? "compile failed" : c.usable() ? (c.outcome.kernel.from_cache ? "ok (cached)" : "ok")
                                                                    : "spills"});
     }
-    fmt::print("\n{} ({}, key {}): {} candidates, {} distinct kernels\n{}", np.id, np.problem.to_string(),
+    fmt::print("\n{} ({}, key {}): {} candidates, {} distinct kernels\n{}", printable(np.id), np.problem.to_string(),
                key.canonical(), compiled.size(), shown.size(), table.render());
   }
   fmt::print("\n{} distinct kernels compiled for sm_90a, {} unusable (compile failure or spills)\n", total, unusable);
@@ -255,43 +252,15 @@ int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems
 
 int main(int argc, char** argv) {
   using namespace jitgemm;
-  CLI::App app{"jitgemm-tune: tune float32 matrix products and write the tuning database"};
   Options o;
-  app.add_option("--m", o.m, "rows of op(A) and C");
-  app.add_option("--n", o.n, "columns of op(B) and C");
-  app.add_option("--k", o.k, "columns of op(A), rows of op(B)");
-  app.add_option("--trans-a", o.trans_a, "N: A stored M x K; T: A stored K x M")->check(CLI::IsMember({"N", "T"}));
-  app.add_option("--trans-b", o.trans_b, "N: B stored K x N; T: B stored N x K")->check(CLI::IsMember({"N", "T"}));
-  app.add_option("--lda", o.lda, "leading dimension of A (0: tight)");
-  app.add_option("--ldb", o.ldb, "leading dimension of B (0: tight)");
-  app.add_option("--ldc", o.ldc, "leading dimension of C (0: tight)");
-  app.add_option("--alpha", o.alpha, "alpha");
-  app.add_option("--beta", o.beta, "beta");
-  app.add_option("--precision", o.precision, "fp32 | tf32x3 | tf32 (default: fp32; with --reference every mode)")
-      ->check(CLI::IsMember({"fp32", "tf32x3", "tf32"}));
-  app.add_option("--problems", o.problems_file, "JSON array of problems ({m,n,k,trans_a,trans_b,lda,...,id})")
-      ->check(CLI::ExistingFile);
-  app.add_flag("--reference", o.reference, "tune the reference problems of reference-problems.md");
-  app.add_flag("--stale", o.stale,
-               "re-tune (and so re-verify) this device's records whose environment differs from this machine's");
-  auto* backward = app.add_flag("--backward", o.backward,
-                                "tune the gradient products of the given problems (what Runtime::gemm_backward runs: "
-                                "<id>_dA, <id>_dB) instead of the problems");
-  app.add_flag("--project", o.project,
-               "with --backward: the gradients of structured operands projected on their structure")
-      ->needs(backward);
-  app.add_option("--jobs,-j", o.jobs, "parallel NVRTC compiles (0: all cores)")->check(CLI::Range(0, 256));
-  app.add_option("--runs", o.runs, "timed runs per candidate (median; >= 20)")->check(CLI::Range(20, 10000));
-  app.add_option("--db", o.db_path, "tuning database file (default $JITGEMM_TUNING_DB or tuning_db/jitgemm_tuning.json)");
-  app.add_option("--cache-dir", o.cache_dir, "NVRTC binary cache directory (default $JITGEMM_CACHE_DIR or ~/.cache/jitgemm)");
-  app.add_flag("--no-write", o.no_write, "do not write the tuning database");
-  app.add_flag("--compile-only", o.compile_only, "only generate and compile the candidates (what runs without a GPU)");
-  app.add_flag("--sample", o.sample, "a representative sample of the candidates instead of all");
-  app.add_option("--max-gflop", o.max_gflop, "skip problems of more work than this many GFLOP")->check(CLI::PositiveNumber);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;  // --help: 0; a usage error: 2, like every other error
+  std::string message;
+  if (parse_tune_command_line(std::vector<std::string>(argv, argv + argc), o, message) != 0) {
+    fmt::print(stderr, "{}", message);
+    return 2;
+  }
+  if (o.help) {
+    fmt::print("{}", message);
+    return 0;
   }
   try {
     const auto problems = problems_of(o);
@@ -306,11 +275,11 @@ int main(int argc, char** argv) {
     }
     return run_gpu(o, problems, compiler);
   } catch (const CompileError& e) {
-    fmt::print(stderr, "jitgemm-tune: {}\n{}\n", e.what(), e.log());
-  } catch (const Error& e) {
-    fmt::print(stderr, "jitgemm-tune: {}\n", e.what());
+    fmt::print(stderr, "jitgemm-tune: {}\n{}\n", printable(e.what(), LineBreaks::Keep), e.log());
+  } catch (const Error& e) {  // may quote a problem file: printable
+    fmt::print(stderr, "jitgemm-tune: {}\n", printable(e.what(), LineBreaks::Keep));
   } catch (const std::exception& e) {  // a bug: say so and exit like any other error, never abort
-    fmt::print(stderr, "jitgemm-tune: internal error: {}\n", e.what());
+    fmt::print(stderr, "jitgemm-tune: internal error: {}\n", printable(e.what(), LineBreaks::Keep));
   }
   return 2;
 }

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "database/printable_text.hpp"
+
 namespace jitgemm {
 namespace {
 
@@ -41,9 +43,12 @@ bool is_numeric_cell(std::string_view cell) noexcept {
   return end == text.c_str() + text.size();
 }
 
-Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)) {}
+Table::Table(std::vector<std::string> headers) : headers_(std::move(headers)) {
+  for (std::string& header : headers_) header = printable(header);
+}
 
 void Table::add_row(std::vector<std::string> cells) {
+  for (std::string& cell : cells) cell = printable(cell);  // cells often hold file text (device names, details)
   if (cells.size() > headers_.size()) headers_.resize(cells.size());
   cells.resize(headers_.size());
   rows_.push_back(std::move(cells));

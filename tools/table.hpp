@@ -1,5 +1,7 @@
 // A plain-text table for the command-line tools: padded columns, numbers right-aligned,
-// a rule under the header.
+// a rule under the header. Every cell is stored as printable() makes it (database/
+// printable_text.hpp): control bytes and invalid UTF-8 from a file show as "\xNN" and cannot
+// steer the terminal or break the columns.
 //
 //   Table t({"problem", "time ms"});
 //   t.add_row({"4096^3", "3.375"});

@@ -1,5 +1,7 @@
 #include "common/hash.hpp"
 
+#include <bit>
+
 #include <fmt/format.h>
 
 namespace jitgemm {
@@ -41,6 +43,8 @@ Hasher& Hasher::add(std::int64_t value) noexcept {
   add_bytes(std::string_view(bytes, 8));
   return *this;
 }
+
+Hasher& Hasher::add(double value) noexcept { return add(std::bit_cast<std::int64_t>(value)); }
 
 std::string Hasher::hex() const { return fmt::format("{:016x}{:016x}", mix(high_), mix(low_)); }
 

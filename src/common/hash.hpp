@@ -18,6 +18,7 @@ class Hasher {
  public:
   Hasher& add(std::string_view part) noexcept;
   Hasher& add(std::int64_t value) noexcept;
+  Hasher& add(double value) noexcept;                  // its bits: 0.0 and -0.0 differ
   Hasher& add_bytes(std::string_view bytes) noexcept;  // no length prefix
   std::string hex() const;                             // 32 lower-case hex digits
 

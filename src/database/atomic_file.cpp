@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <random>
@@ -18,6 +19,13 @@
 
 namespace jitgemm {
 namespace {
+
+int open_file(const char* path, int flags, mode_t mode) { return ::open(path, flags, mode); }
+
+FileSystemCalls& calls() noexcept {
+  static FileSystemCalls active = posix_file_system_calls();
+  return active;
+}
 
 [[noreturn]] void throw_errno(std::string_view call, const std::filesystem::path& path, int err) {
   throw DatabaseError(fmt::format("{}({}) failed: {}", call, path.string(), std::strerror(err)));
@@ -62,7 +70,7 @@ std::filesystem::path temp_path_for(const std::filesystem::path& path) {
 
 void write_all(int fd, std::string_view text, const std::filesystem::path& path) {
   while (!text.empty()) {
-    ssize_t n = ::write(fd, text.data(), text.size());
+    ssize_t n = calls().write(fd, text.data(), text.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw_errno("write", path, errno);
     text.remove_prefix(static_cast<size_t>(n));
@@ -70,9 +78,9 @@ void write_all(int fd, std::string_view text, const std::filesystem::path& path)
 }
 
 void fsync_directory(const std::filesystem::path& dir) {
-  UniqueFd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd fd(calls().open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0));
   if (fd.get() < 0) throw_errno("open", dir, errno);
-  if (::fsync(fd.get()) != 0) throw_errno("fsync", dir, errno);
+  if (calls().fsync(fd.get()) != 0) throw_errno("fsync", dir, errno);
 }
 
 std::filesystem::path directory_of(const std::filesystem::path& path) {
@@ -81,6 +89,14 @@ std::filesystem::path directory_of(const std::filesystem::path& path) {
 }
 
 }  // namespace
+
+FileSystemCalls posix_file_system_calls() noexcept {
+  return FileSystemCalls{&open_file, &::write, &::fsync, &::close, &::rename};
+}
+
+FileSystemCalls set_file_system_calls_for_testing(const FileSystemCalls& replacement) noexcept {
+  return std::exchange(calls(), replacement);
+}
 
 FileLock::FileLock(const std::filesystem::path& lock_path) {
   std::error_code ec;
@@ -126,6 +142,11 @@ std::optional<std::string> read_file_if_exists(const std::filesystem::path& path
     if (errno == ENOENT) return std::nullopt;
     throw_errno("open", path, errno);
   }
+  // A regular file's size is known before reading it: one past the cap is refused unread.
+  struct stat st{};
+  if (::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > kMaxDatabaseFileBytes)
+    throw DatabaseError(fmt::format("{}: larger than the {} MiB a tuning database file may hold ({} bytes; not read)",
+                                    path.string(), kMaxDatabaseFileBytes >> 20, st.st_size));
   std::string text;
   char buffer[65536];
   for (;;) {
@@ -148,15 +169,18 @@ void write_file_atomically(const std::filesystem::path& link_or_path, std::strin
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   std::filesystem::path temp = temp_path_for(path);
-  UniqueFd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  UniqueFd fd(calls().open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
   if (fd.get() < 0) throw_errno("open", temp, errno);
   TempFileGuard guard(temp);
   struct stat old_stat{};
   if (::stat(path.c_str(), &old_stat) == 0) ::fchmod(fd.get(), old_stat.st_mode & 07777);
   write_all(fd.get(), text, temp);
-  if (::fsync(fd.get()) != 0) throw_errno("fsync", temp, errno);
-  if (::close(fd.release()) != 0) throw_errno("close", temp, errno);
-  if (::rename(temp.c_str(), path.c_str()) != 0) throw_errno("rename", temp, errno);
+  if (calls().fsync(fd.get()) != 0) throw_errno("fsync", temp, errno);
+  if (calls().close(fd.release()) != 0) throw_errno("close", temp, errno);  // the descriptor is gone either way
+  if (calls().rename(temp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    throw DatabaseError(fmt::format("rename({}, {}) failed: {}", temp.string(), path.string(), std::strerror(err)));
+  }
   guard.dismiss();
   fsync_directory(dir);
 }

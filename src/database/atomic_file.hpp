@@ -3,6 +3,8 @@
 // damaged file aside without ever overwriting or deleting anything.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -42,11 +44,31 @@ std::filesystem::path lock_path_for(const std::filesystem::path& path);
 // past kMaxDatabaseFileBytes.
 std::optional<std::string> read_file_if_exists(const std::filesystem::path& path);
 
-// Replaces `path` (the file a symbolic link names, when it is one) by a file holding `text`: writes "<path>.tmp.<pid>.<random>" in the
-// same directory (created if missing), fsyncs it, renames it over `path` and fsyncs the
-// directory. Keeps the old file's permissions. On failure the temp file is removed and
-// `path` is untouched. Throws DatabaseError naming the call and the file.
+// Replaces `path` (the file a symbolic link names, when it is one) by a file holding `text`:
+// writes "<path>.tmp.<pid>.<random>" in the same directory (created if missing), fsyncs it,
+// closes it, renames it over `path` and fsyncs the directory. Keeps the old file's
+// permissions. Throws DatabaseError naming the call and the file ("fsync(<temp path>) failed:
+// Input/output error"). A failure up to the rename removes the temp file and leaves `path` as
+// it was; a failed directory fsync comes after the rename: `path` then holds `text`, but whether
+// that survives a power cut is what failed, and the caller hears of it.
 void write_file_atomically(const std::filesystem::path& path, std::string_view text);
+
+// The system calls write_file_atomically makes, one pointer each, so that a test can make any
+// of them fail (fault injection in the manner of fmt's posix-mock). `fsync` serves the temp
+// file and the directory (a fake tells them apart with fstat). The defaults are the POSIX calls.
+struct FileSystemCalls {
+  int (*open)(const char* path, int flags, mode_t mode);
+  ssize_t (*write)(int fd, const void* data, size_t size);
+  int (*fsync)(int fd);
+  int (*close)(int fd);
+  int (*rename)(const char* from, const char* to);
+};
+
+// The POSIX calls.
+FileSystemCalls posix_file_system_calls() noexcept;
+// For tests only: replaces the calls write_file_atomically makes until the next call, and
+// returns the ones it replaced. Not synchronized: set it while no database is being written.
+FileSystemCalls set_file_system_calls_for_testing(const FileSystemCalls& calls) noexcept;
 
 // Removes the temp files write_file_atomically left for `path` ("<path>.tmp.*") when its writer
 // was killed. Call it holding `path`'s FileLock: every writer writes its temp file under that

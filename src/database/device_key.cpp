@@ -1,4 +1,5 @@
-// DeviceKey and EnvironmentKey: this machine's, comparison and JSON (see device_key.hpp).
+// DeviceKey and EnvironmentKey: this machine's device, and JSON (see device_key.hpp;
+// current_environment, which asks NVRTC, is in current_environment.cpp).
 #include "database/device_key.hpp"
 
 #include <climits>
@@ -6,10 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "compile/compiler.hpp"
 #include "cuda/device_info.hpp"
 #include "database/json_reader.hpp"
-#include "jitgemm/runtime.hpp"
 
 namespace jitgemm {
 
@@ -18,10 +17,6 @@ using json_reader::read_string;
 
 DeviceKey device_key(const cuda::DeviceInfo& info) {
   return DeviceKey{info.name, info.cc_major * 10 + info.cc_minor, info.sm_count};
-}
-
-EnvironmentKey current_environment(const cuda::DeviceInfo& info, const std::string& template_hash) {
-  return EnvironmentKey{info.driver_version, nvrtc_version(), template_hash, std::string(version())};
 }
 
 void to_json(nlohmann::json& j, const DeviceKey& d) {

@@ -43,7 +43,7 @@ bool Environments::known(EnvironmentField field, KernelFamily family) const {
 }
 
 Environments machine_environments(const TemplateStore& templates, std::optional<int> driver_version,
-                                  int nvrtc_version, std::string jitgemm_version) {
+                                  std::optional<int> nvrtc_version, std::string jitgemm_version) {
   Environments out{driver_version, nvrtc_version, std::move(jitgemm_version), {}};
   for (KernelFamily family : kKernelFamilies) out.template_hashes[family] = templates.template_hash(template_path(family));
   return out;

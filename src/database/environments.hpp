@@ -40,11 +40,12 @@ struct Environments {
   friend bool operator==(const Environments&, const Environments&) = default;
 };
 
-// This machine's: the given driver (empty: none loaded), NVRTC and jitgemm versions for every
-// family, and for each family of kKernelFamilies templates.template_hash(template_path(family)),
-// the hash render_kernel gives its kernels (no kernel is rendered).
+// This machine's: the given driver and NVRTC versions (empty: none loaded) and jitgemm version
+// for every family, and for each family of kKernelFamilies
+// templates.template_hash(template_path(family)), the hash render_kernel gives its kernels (no
+// kernel is rendered).
 Environments machine_environments(const TemplateStore& templates, std::optional<int> driver_version,
-                                  int nvrtc_version, std::string jitgemm_version);
+                                  std::optional<int> nvrtc_version, std::string jitgemm_version);
 
 // One field in which a record's environment differs from this machine's.
 struct StaleField {

@@ -24,11 +24,17 @@ FieldError FieldError::nested_in(std::string_view segment) const {
 namespace json_reader {
 namespace {
 
-// A value for messages: short, and never the whole of a large object.
+// A value for messages: short, never the whole of a large object, and printable.
 std::string shown(const nlohmann::json& j) {
   if (j.is_object() || j.is_array()) return type_name(j);
-  std::string text = j.dump();
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
+  std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  if (text.size() > 60) {
+    text.resize(57);
+    while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) text.pop_back();  // whole characters
+    if (!text.empty() && static_cast<unsigned char>(text.back()) >= 0xC0) text.pop_back();
+    text += "...";
+  }
+  return printable(text);
 }
 
 const nlohmann::json& number_member(const nlohmann::json& obj, std::string_view key) {
@@ -63,7 +69,7 @@ void expect_fields(const nlohmann::json& j, std::span<const std::string_view> fi
     bool known = false;
     for (std::string_view field : fields) known = known || it.key() == field;
     for (std::string_view field : optional) known = known || it.key() == field;
-    if (!known) throw FieldError(it.key(), "unknown field");
+    if (!known) throw FieldError(printable(it.key()), "unknown field");
   }
   for (std::string_view field : fields) member(j, field);
 }
@@ -114,6 +120,8 @@ std::string read_string(const nlohmann::json& obj, std::string_view key, bool al
     throw FieldError(std::string(key), "expected string, got " + shown(value));
   std::string text = value.get<std::string>();
   if (text.empty() && !allow_empty) throw FieldError(std::string(key), "expected a non-empty string");
+  // What a parser gives always is; a record built in memory (validate_record) may not be.
+  if (!is_well_formed_utf8(text)) throw FieldError(std::string(key), "not UTF-8: \"" + printable(text) + "\"");
   return text;
 }
 

@@ -1,7 +1,8 @@
 // Checked reading of JSON values into typed structs. Every from_json in database/ reads
 // its fields through these helpers, so a bad value raises a FieldError that carries the
 // field path ("config.stages: expected 1..8, got 0"); the database adds the file name
-// and the record index on the way up.
+// and the record index on the way up. Text from the file that a message quotes (a value, an
+// unknown field's name) is escaped for terminals (printable_text.hpp).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "database/printable_text.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -59,18 +61,19 @@ int64_t read_int(const nlohmann::json& obj, std::string_view key, int64_t lo, in
 double read_positive(const nlohmann::json& obj, std::string_view key);
 double read_nonnegative(const nlohmann::json& obj, std::string_view key);
 bool read_bool(const nlohmann::json& obj, std::string_view key);
-// A string member; an empty string is rejected unless allow_empty.
+// A string member; an empty string is rejected unless allow_empty, one that is not UTF-8 always.
 std::string read_string(const nlohmann::json& obj, std::string_view key, bool allow_empty = false);
 
 // A string member turned into a value by `parse` (an enum parser, ProblemKey::parse...);
-// the parser's jitgemm::Error becomes a FieldError at `key`.
+// the parser's jitgemm::Error becomes a FieldError at `key` (its message, which may quote the
+// text, escaped by printable()).
 template <class Parse>
 auto read_parsed(const nlohmann::json& obj, std::string_view key, Parse parse) {
   std::string text = read_string(obj, key);
   try {
     return parse(text);
   } catch (const Error& e) {
-    throw FieldError(std::string(key), e.what());
+    throw FieldError(std::string(key), printable(e.what()));
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "database/printable_text.hpp"
 #include "jitgemm/error.hpp"
 #include "problem/flop_rate.hpp"
 
@@ -28,7 +29,7 @@ TuningRecord make_record(const TuneResult& result, const DeviceKey& device, cons
     record.candidates.push_back(CandidateResult{c.config, c.outcome, c.timing.median_ms, c.rel_error,
                                                 c.resources.registers,
                                                 c.resources.spill_store_bytes + c.resources.spill_load_bytes,
-                                                c.detail});
+                                                well_formed_utf8(c.detail)});  // a compiler's words
   record.tuned_at = format_utc_timestamp(std::chrono::system_clock::now());
   return record;
 }

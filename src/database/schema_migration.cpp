@@ -1,4 +1,5 @@
 // Schema 1 -> 2: the flat KernelConfig object becomes the tile and the family's parameters.
+// Schema 2 -> 3: records gain their checksums on the next save.
 #include "database/schema_migration.hpp"
 
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include <utility>
 
 #include "database/json_reader.hpp"
+#include "database/printable_text.hpp"
 
 namespace jitgemm {
 namespace {
@@ -49,7 +51,7 @@ std::pair<std::string, std::string> split_family(const json& v1) {
     }
   throw FieldError("family", fmt::format("\"{}\" is not a schema-1 kernel family (simt_fp32, wgmma_tf32x3, "
                                          "wgmma_tf32, mma_tf32x3, mma_tf32)",
-                                         family));
+                                         printable(family)));
 }
 
 json wgmma_params(const json& v1) {
@@ -138,6 +140,17 @@ json migrate_v1_to_v2(const json& document) {
       throw e.nested_in(fmt::format("records[{}]", i));
     }
   }
+  return out;
+}
+
+json migrate_v2_to_v3(json document) {
+  json out = std::move(document);
+  out["schema_version"] = 3;
+  if (!out.contains("records") || !out["records"].is_array()) return out;
+  const json& records = out["records"];
+  for (size_t i = 0; i < records.size(); ++i)
+    if (records[i].is_object() && records[i].contains("checksum"))
+      throw FieldError(fmt::format("records[{}].checksum", i), "unknown field in schema 2 (only schema 3 has checksums)");
   return out;
 }
 

@@ -1,9 +1,16 @@
-// schema_migration.hpp — the one conversion between tuning-database schemas: version 1 (a
-// KernelConfig as one flat object of 21 integers shared by every family) to version 2 (the
-// tile, and the family's own typed parameters under "params"; tuning_record.cpp reads it).
+// schema_migration.hpp — the conversions between tuning-database schemas, applied in memory
+// on load (a file is never rewritten by reading it; the next save writes the current schema):
+//   1 -> 2: a KernelConfig as one flat object of 21 integers shared by every family becomes the
+//           tile and the family's own typed parameters under "params" (tuning_record.cpp reads it);
+//   2 -> 3: every record gains "checksum" (database/record_checksum.hpp). A schema-2 record has
+//           nothing to check against: it is read unchecked, and the next save writes it with its
+//           checksum. So a file of schema 1 or 2 (the shipped records of earlier releases) loads
+//           as before; a schema-3 record without a checksum, or with one that does not match, is
+//           damage.
 //
 //   json document = json::parse(text);
-//   if (version == 1) document = migrate_v1_to_v2(document);   // then read as version 2
+//   if (version == 1) document = migrate_v1_to_v2(document);
+//   if (version <= 2) document = migrate_v2_to_v3(document);   // then read as version 3
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -22,5 +29,11 @@ nlohmann::json migrate_config_v1(const nlohmann::json& v1);
 // schema 2, and schema_version 2. Parts that are not shaped as schema 1 expects are left for
 // the schema-2 reader to report. FieldError paths start at the record: "records[3].config.a_round".
 nlohmann::json migrate_v1_to_v2(const nlohmann::json& document);
+
+// A schema-2 document as schema 3: schema_version 3, records as they are (no checksum: the reader
+// is told to read them unchecked, see TuningDatabase::from_json). A schema-2 record that holds a
+// "checksum" member raises FieldError ("records[3].checksum: unknown field in schema 2"): only
+// schema 3 has one.
+nlohmann::json migrate_v2_to_v3(nlohmann::json document);
 
 }  // namespace jitgemm

@@ -4,13 +4,15 @@
 
 #include <algorithm>
 #include <chrono>
-#include <set>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "database/atomic_file.hpp"
+#include "database/json_document.hpp"
 #include "database/json_reader.hpp"
+#include "database/printable_text.hpp"
+#include "database/record_checksum.hpp"
 #include "database/schema_migration.hpp"
 #include "jitgemm/error.hpp"
 
@@ -26,14 +28,7 @@ class NewerSchemaError : public DatabaseError {
   using DatabaseError::DatabaseError;
 };
 
-// nlohmann messages start with "[json.exception.parse_error.101] "; keep the rest.
-std::string without_exception_tag(const char* what) {
-  std::string_view text(what);
-  size_t end = text.find("] ");
-  return std::string(text.front() == '[' && end != std::string_view::npos ? text.substr(end + 2) : text);
-}
-
-// The file's schema version: 1 (read through migrate_v1_to_v2) or the current one.
+// The file's schema version: 1 or 2 (read through the migrations) or the current one.
 int read_schema_version(const json& j, std::string_view source) {
   if (!j.is_object())
     throw DatabaseError(fmt::format("{}: expected a JSON object at the top level, got {}", source,
@@ -42,7 +37,8 @@ int read_schema_version(const json& j, std::string_view source) {
   if (it == j.end()) throw DatabaseError(fmt::format("{}: schema_version: missing", source));
   if (!it->is_number_integer())
     throw DatabaseError(fmt::format("{}: schema_version: expected integer {}, got {}", source,
-                                    TuningDatabase::kSchemaVersion, it->dump()));
+                                    TuningDatabase::kSchemaVersion,
+                                    printable(it->dump(-1, ' ', false, json::error_handler_t::replace))));
   int64_t version = it->get<int64_t>();
   if (version > TuningDatabase::kSchemaVersion)
     throw NewerSchemaError(fmt::format(
@@ -57,7 +53,7 @@ int read_schema_version(const json& j, std::string_view source) {
 const json& records_array(const json& j, std::string_view source) {
   for (auto it = j.begin(); it != j.end(); ++it)
     if (it.key() != "schema_version" && it.key() != "records")
-      throw DatabaseError(fmt::format("{}: {}: unknown field", source, it.key()));
+      throw DatabaseError(fmt::format("{}: {}: unknown field", source, printable(it.key())));
   auto it = j.find("records");
   if (it == j.end()) throw DatabaseError(fmt::format("{}: records: missing", source));
   if (!it->is_array())
@@ -67,11 +63,78 @@ const json& records_array(const json& j, std::string_view source) {
 
 bool key_less(const TuningRecord& r, std::string_view key) { return r.key() < key; }
 
+// The date a record competes with in a merge: its tuned_at, or the earliest date ("") when
+// that lies in the future, so that a date nobody tuned at wins nothing.
+std::string_view merge_date(const TuningRecord& r, std::chrono::system_clock::time_point now) {
+  return is_future_dated(r, now) ? std::string_view() : std::string_view(r.tuned_at);
+}
+
 // True when `x` should win over `y` (same key) in a merge.
-bool preferred(const TuningRecord& x, const TuningRecord& y) {
-  if (x.tuned_at != y.tuned_at) return x.tuned_at > y.tuned_at;
+bool preferred(const TuningRecord& x, const TuningRecord& y, std::chrono::system_clock::time_point now) {
+  const std::string_view x_date = merge_date(x, now), y_date = merge_date(y, now);
+  if (x_date != y_date) return x_date > y_date;
   if (x.timing.median_ms != y.timing.median_ms) return x.timing.median_ms < y.timing.median_ms;
-  return json(x).dump() < json(y).dump();
+  return json(x).dump(-1, ' ', false, json::error_handler_t::replace) <
+         json(y).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Schema 3 records carry their checksum; those of older files are read unchecked.
+enum class Checksums { Verified, Absent };
+
+// records[i] of a document already in the current schema.
+TuningRecord read_record(const json& item, size_t i, Checksums checksums, std::string_view source) {
+  TuningRecord record;
+  std::string stored;
+  try {
+    jitgemm::from_json(item, record);
+    if (checksums == Checksums::Verified) {
+      stored = json_reader::read_string(item, "checksum");
+      if (!is_checksum_text(stored))
+        throw FieldError("checksum", fmt::format("expected 32 lower-case hex digits, got \"{}\"", printable(stored)));
+    }
+  } catch (const FieldError& e) {
+    throw DatabaseError(fmt::format("{}: records[{}]{}{}: {}", source, i, e.path().empty() ? "" : ".", e.path(),
+                                    e.problem()));
+  }
+  if (checksums == Checksums::Verified) {
+    if (const std::string computed = record_checksum(item); computed != stored)
+      throw DatabaseError(fmt::format(
+          "{}: records[{}] ({}): checksum: the record hashes to {}, not to the {} stored with it (it was changed "
+          "after it was written)",
+          source, i, printable(record.key()), computed, stored));
+  }
+  return record;
+}
+
+// The records of a parsed file of any schema this version reads, sorted by key, keys unique.
+std::vector<TuningRecord> read_document(json document, std::string_view source) {
+  const int version = read_schema_version(document, source);
+  try {
+    if (version == 1) document = migrate_v1_to_v2(document);
+    if (version <= 2) document = migrate_v2_to_v3(std::move(document));
+  } catch (const FieldError& e) {
+    throw DatabaseError(fmt::format("{}: {}: {} (schema {})", source, e.path(), e.problem(), version));
+  }
+  const Checksums checksums = version >= 3 ? Checksums::Verified : Checksums::Absent;
+  const json& items = records_array(document, source);
+  std::vector<TuningRecord> records;
+  records.reserve(items.size());
+  for (size_t i = 0; i < items.size(); ++i) records.push_back(read_record(items[i], i, checksums, source));
+  std::stable_sort(records.begin(), records.end(),
+                   [](const TuningRecord& a, const TuningRecord& b) { return a.key() < b.key(); });
+  auto dup = std::adjacent_find(records.begin(), records.end(),
+                                [](const TuningRecord& a, const TuningRecord& b) { return a.key() == b.key(); });
+  if (dup != records.end())
+    throw DatabaseError(fmt::format("{}: records: duplicate key \"{}\"", source, printable(dup->key())));
+  return records;
+}
+
+// A record as the file holds it: its fields and its checksum.
+json stored_record(const TuningRecord& record) {
+  json fields = record;
+  std::string checksum = record_checksum(fields);
+  fields["checksum"] = std::move(checksum);
+  return fields;
 }
 
 // "20250131T120000Z": the timestamp in a damaged file's new name (no ':' in file names).
@@ -91,84 +154,38 @@ TuningDatabase TuningDatabase::load(const std::filesystem::path& path) {
 }
 
 TuningDatabase TuningDatabase::parse(std::string_view text, std::string_view source_name) {
-  json j;
-  // Duplicate keys are damage (the JSON library would keep the last silently): the keys of
-  // each open object, checked as they are parsed.
-  std::vector<std::set<std::string>> keys;
-  std::string duplicate;
-  auto check_keys = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) keys.emplace_back();
-    if (event == json::parse_event_t::object_end && !keys.empty()) keys.pop_back();
-    if (event == json::parse_event_t::key && !keys.empty() && !keys.back().insert(parsed.get<std::string>()).second &&
-        duplicate.empty())
-      duplicate = parsed.get<std::string>();
-    return true;
-  };
-  try {
-    j = json::parse(text, check_keys);
-  } catch (const json::parse_error& e) {
-    throw DatabaseError(fmt::format("{}: invalid JSON at byte {}: {}", source_name, e.byte,
-                                    without_exception_tag(e.what())));
-  } catch (const json::exception& e) {  // e.g. a number beyond double's range (1e400)
-    throw DatabaseError(fmt::format("{}: invalid JSON: {}", source_name, without_exception_tag(e.what())));
-  }
-  if (!duplicate.empty())
-    throw DatabaseError(fmt::format("{}: duplicate key \"{}\" in one object (the file is damaged)", source_name,
-                                    duplicate));
-  return from_json(j, source_name);
+  TuningDatabase db;
+  db.records_ = read_document(parse_json_document(text, source_name), source_name);
+  return db;
 }
 
 TuningDatabase TuningDatabase::from_json(const json& j, std::string_view source_name) {
-  if (read_schema_version(j, source_name) == 1) {
-    json migrated;
-    try {
-      migrated = migrate_v1_to_v2(j);
-    } catch (const FieldError& e) {
-      throw DatabaseError(fmt::format("{}: {}: {} (schema 1)", source_name, e.path(), e.problem()));
-    }
-    return from_json(migrated, source_name);
-  }
-  const json& records = records_array(j, source_name);
   TuningDatabase db;
-  db.records_.reserve(records.size());
-  for (size_t i = 0; i < records.size(); ++i) {
-    TuningRecord record;
-    try {
-      jitgemm::from_json(records[i], record);
-    } catch (const FieldError& e) {
-      throw DatabaseError(fmt::format("{}: records[{}]{}{}: {}", source_name, i, e.path().empty() ? "" : ".",
-                                      e.path(), e.problem()));
-    }
-    db.records_.push_back(std::move(record));
-  }
-  std::stable_sort(db.records_.begin(), db.records_.end(),
-                   [](const TuningRecord& a, const TuningRecord& b) { return a.key() < b.key(); });
-  auto dup = std::adjacent_find(db.records_.begin(), db.records_.end(),
-                                [](const TuningRecord& a, const TuningRecord& b) { return a.key() == b.key(); });
-  if (dup != db.records_.end())
-    throw DatabaseError(fmt::format("{}: records: duplicate key \"{}\"", source_name, dup->key()));
+  db.records_ = read_document(j, source_name);
   return db;
 }
 
 json TuningDatabase::to_json() const {
-  return json{{"schema_version", kSchemaVersion}, {"records", records_}};
+  json records = json::array();
+  for (const TuningRecord& record : records_) records.push_back(stored_record(record));
+  return json{{"schema_version", kSchemaVersion}, {"records", std::move(records)}};
 }
 
 std::string TuningDatabase::dump() const {
   // Reading order: what the record is about first, the long candidate list last.
-  static constexpr std::string_view kRecordFields[] = {"problem", "device", "config", "timing", "tflops",
-                                                       "accuracy", "environment", "tuned_at",
-                                                       "candidate_count", "candidates"};
+  static constexpr std::string_view kRecordFields[] = {"problem",     "device",   "config",   "timing",
+                                                       "tflops",      "accuracy", "environment", "tuned_at",
+                                                       "checksum",    "candidate_count", "candidates"};
   nlohmann::ordered_json top;
   top["schema_version"] = kSchemaVersion;
   nlohmann::ordered_json& records = top["records"] = nlohmann::ordered_json::array();
   for (const TuningRecord& record : records_) {
-    json fields = record;
+    const json fields = stored_record(record);
     nlohmann::ordered_json ordered;
     for (std::string_view field : kRecordFields) ordered[std::string(field)] = fields.at(std::string(field));
     records.push_back(std::move(ordered));
   }
-  return top.dump(2) + "\n";
+  return top.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 void TuningDatabase::upsert(TuningRecord record) {
@@ -239,11 +256,12 @@ void TuningDatabase::save(const std::filesystem::path& path) const {
   write_file_atomically(path, dump());
 }
 
-TuningDatabase TuningDatabase::merge(const TuningDatabase& a, const TuningDatabase& b) {
+TuningDatabase TuningDatabase::merge(const TuningDatabase& a, const TuningDatabase& b,
+                                     std::chrono::system_clock::time_point now) {
   TuningDatabase out = a;
   for (const TuningRecord& record : b.records_) {
     const TuningRecord* existing = out.find(record.key());
-    if (existing == nullptr || preferred(record, *existing)) out.upsert(record);
+    if (existing == nullptr || preferred(record, *existing, now)) out.upsert(record);
   }
   return out;
 }

@@ -2,11 +2,19 @@
 // up (exact, then nearest of the same kind, then none: match) and written atomically under an
 // advisory lock so that concurrent tuners never lose each other's records.
 //
-// File format: {"schema_version": 2, "records": [...]}, 2-space indent, records sorted by
+// File format: {"schema_version": 3, "records": [...]}, 2-space indent, records sorted by
 // key() (each opens with its problem, device and config; nested fields sorted by name),
-// so diffs between two files stay readable.
+// so diffs between two files stay readable. Each record carries "checksum" (after tuned_at),
+// the hash of its canonical JSON (record_checksum.hpp), verified on every load.
+//
+// Dates in the future: a record whose tuned_at is later than now + 1 day (is_future_dated)
+// loads, lists and serves like any other, but merge() does not believe its date: it competes
+// as if it had none (the earliest date), so a record dated 9999 never overrides a real tuning,
+// older or newer; jitgemm-db merge names each such record on stderr. (Clamping the date to
+// "now" would still let it beat every tuning made before the merge.)
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -42,21 +50,23 @@ enum class DamagedFilePolicy { MoveAside, Throw };
 
 class TuningDatabase {
  public:
-  // 2: KernelConfig as its tile and the family's typed "params". Files of schema 1 still load
-  // (database/schema_migration.hpp converts them); a save writes 2.
-  static constexpr int kSchemaVersion = 2;
+  // 2: KernelConfig as its tile and the family's typed "params". 3: every record carries its
+  // checksum. Files of schema 1 and 2 still load (database/schema_migration.hpp converts them,
+  // their records unchecked); a save writes 3, checksums included.
+  static constexpr int kSchemaVersion = 3;
 
   // A missing file gives an empty database. Any other problem throws DatabaseError naming
   // the file and the position: the byte offset of a JSON syntax error, or the record
-  // index and field path ("records[41].config.stages: expected 1..8, got 0"). Never
-  // modifies the file.
+  // index and field path ("records[41].config.stages: expected 1..8, got 0"); a record whose
+  // checksum does not match is named by index and key. Text quoted from the file is escaped
+  // (printable_text.hpp). Never modifies the file.
   static TuningDatabase load(const std::filesystem::path& path);
   // The same checks on text or parsed JSON; `source_name` starts every message.
   static TuningDatabase parse(std::string_view text, std::string_view source_name);
   static TuningDatabase from_json(const nlohmann::json& j, std::string_view source_name);
 
-  nlohmann::json to_json() const;
-  std::string dump() const;  // the file's text: to_json() with 2-space indent and a newline
+  nlohmann::json to_json() const;  // schema 3, checksums included
+  std::string dump() const;         // the file's text: to_json() with 2-space indent and a newline
 
   void upsert(TuningRecord record);  // replaces the record with the same key()
   bool erase(std::string_view key);  // false when absent
@@ -85,8 +95,10 @@ class TuningDatabase {
   void save(const std::filesystem::path& path) const;
 
   // Union of a and b; for a key in both, the newer tuned_at wins (ties: the faster
-  // median, then the smaller JSON text), so the result does not depend on the order.
-  static TuningDatabase merge(const TuningDatabase& a, const TuningDatabase& b);
+  // median, then the smaller JSON text), so the result does not depend on the order. A
+  // tuned_at in the future of `now` (is_future_dated) counts as the earliest date.
+  static TuningDatabase merge(const TuningDatabase& a, const TuningDatabase& b,
+                              std::chrono::system_clock::time_point now = std::chrono::system_clock::now());
 
  private:
   std::vector<TuningRecord> records_;  // sorted by key(), keys unique

@@ -12,6 +12,7 @@
 
 #include "codegen/kernel_family.hpp"
 #include "database/json_reader.hpp"
+#include "database/printable_text.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -60,6 +61,10 @@ std::string format_utc_timestamp(std::chrono::system_clock::time_point t) {
   gmtime_r(&seconds, &utc);
   return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", utc.tm_year + 1900, utc.tm_mon + 1,
                      utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec);
+}
+
+bool is_future_dated(const TuningRecord& r, std::chrono::system_clock::time_point now) {
+  return r.tuned_at > format_utc_timestamp(now + kFutureDateTolerance);  // the format orders as text
 }
 
 bool is_utc_timestamp(std::string_view text) noexcept {
@@ -113,7 +118,8 @@ int read_field(const json& params, const ConfigField& f) {
       const std::string text = json_reader::read_string(params, f.name);
       for (size_t i = 0; i < f.names.size(); ++i)
         if (f.names[i] == text) return static_cast<int>(i);
-      throw FieldError(std::string(f.name), fmt::format("unknown value \"{}\" (expected {})", text, fmt::join(f.names, ", ")));
+      throw FieldError(std::string(f.name),
+                       fmt::format("unknown value \"{}\" (expected {})", printable(text), fmt::join(f.names, ", ")));
     }
     case ConfigField::Kind::Integer: break;
   }
@@ -251,8 +257,11 @@ ProblemKey read_problem(const json& j) {
 }  // namespace
 
 void from_json(const json& j, TuningRecord& r) {
-  json_reader::expect_fields(j, {"problem", "device", "environment", "config", "timing", "tflops",
-                                 "accuracy", "candidate_count", "candidates", "tuned_at"});
+  // "checksum": the database file's, read and verified by tuning_database.cpp (record_checksum.hpp).
+  json_reader::expect_fields(j,
+                             {"problem", "device", "environment", "config", "timing", "tflops", "accuracy",
+                              "candidate_count", "candidates", "tuned_at"},
+                             {"checksum"});
   r.problem = read_problem(j);
   r.device = json_reader::read_object<DeviceKey>(j, "device");
   r.environment = json_reader::read_object<EnvironmentKey>(j, "environment");
@@ -271,7 +280,7 @@ void from_json(const json& j, TuningRecord& r) {
                                                     r.candidates.size(), r.candidate_count));
   r.tuned_at = json_reader::read_string(j, "tuned_at");
   if (!is_utc_timestamp(r.tuned_at))
-    throw FieldError("tuned_at", fmt::format("expected YYYY-MM-DDTHH:MM:SSZ, got \"{}\"", r.tuned_at));
+    throw FieldError("tuned_at", fmt::format("expected YYYY-MM-DDTHH:MM:SSZ, got \"{}\"", printable(r.tuned_at)));
 }
 
 }  // namespace jitgemm

@@ -73,6 +73,13 @@ std::string format_utc_timestamp(std::chrono::system_clock::time_point t);
 // True when `text` has exactly that form with fields in range.
 bool is_utc_timestamp(std::string_view text) noexcept;
 
+// How far a record's tuned_at may lie ahead of this machine's clock (clocks a day apart).
+inline constexpr std::chrono::hours kFutureDateTolerance{24};
+// True when r.tuned_at is later than now + kFutureDateTolerance: a date nobody tuned at (a
+// clock far off, a hand edit, "9999-12-31T23:59:59Z"). Such a record loads, lists and serves
+// as any other; TuningDatabase::merge does not let it win by its date.
+bool is_future_dated(const TuningRecord& r, std::chrono::system_clock::time_point now);
+
 // Throws InvalidArgument ("tuning record <key>: timing.median_ms: expected a number > 0,
 // got nan") unless `r` passes the checks load() applies to its JSON: every writer
 // calls this first, so a file on disk is never one that load() rejects.

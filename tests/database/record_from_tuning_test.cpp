@@ -9,6 +9,7 @@
 #include "compile/compiler.hpp"
 #include "cuda/device_info.hpp"
 #include "database/record_samples.hpp"
+#include "database/tuning_database.hpp"
 #include "jitgemm/error.hpp"
 #include "jitgemm/runtime.hpp"
 
@@ -44,6 +45,28 @@ TuneResult sample_result() {
   r.cublas_rel_error = 2e-7;
   r.tolerance = 4e-7;
   return r;
+}
+
+// A compiler's message that is not UTF-8 cannot make the tuner's records unsaveable: the bytes
+// become U+FFFD, and the record saves, loads and verifies (its checksum included).
+TEST(MakeRecord, DetailsThatAreNotUtf8AreRepairedAndTheRecordSaves) {
+  TuneResult result = sample_result();
+  result.candidates[2].detail = "ptxas \xff\xfe spill";
+  const TuningRecord record = make_record(result, testing::kH100, testing::kEnv);
+  EXPECT_EQ(record.candidates[2].detail, "ptxas \xEF\xBF\xBD\xEF\xBF\xBD spill");
+  EXPECT_NO_THROW(validate_record(record));
+  TuningDatabase db;
+  db.upsert(record);
+  EXPECT_EQ(TuningDatabase::parse(db.dump(), "saved").records(), db.records());
+  // A record built by hand with such bytes is refused by every writer, naming the field.
+  TuningRecord bad = record;
+  bad.device.name = "H100\xc3";
+  try {
+    validate_record(bad);
+    ADD_FAILURE() << "accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("device.name: not UTF-8: \"H100\\xC3\""), std::string::npos) << e.what();
+  }
 }
 
 TEST(MakeRecord, TakesTheWinnerAndKeepsEveryCandidatesOutcome) {

@@ -2,8 +2,12 @@
 // a DatabaseError naming the file and the position while leaving the bytes unchanged.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -64,7 +68,7 @@ TEST(TuningDatabaseLoad, RoundTripsEveryRecordThroughAFile) {
 
 TEST(TuningDatabaseLoad, FileIsSortedPrettyAndVersioned) {
   std::string text = three_records().dump();
-  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 2,\n  \"records\": [\n    {\n", 0), 0u) << text.substr(0, 80);
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 3,\n  \"records\": [\n    {\n", 0), 0u) << text.substr(0, 80);
   EXPECT_EQ(text.back(), '\n');
   TuningDatabase db = three_records();
   const std::vector<TuningRecord>& records = db.records();
@@ -127,9 +131,9 @@ TEST(TuningDatabaseLoad, WrongSchemaVersion) {
   json j = valid_json();
   j["schema_version"] = 7;
   std::string message = load_error(j.dump(2));
-  EXPECT_NE(message.find("damaged.json: schema_version: expected 2, got 7"), std::string::npos) << message;
+  EXPECT_NE(message.find("damaged.json: schema_version: expected 3, got 7"), std::string::npos) << message;
   j["schema_version"] = 0;
-  EXPECT_NE(load_error(j.dump()).find("schema_version: expected 1..2, got 0"), std::string::npos);
+  EXPECT_NE(load_error(j.dump()).find("schema_version: expected 1..3, got 0"), std::string::npos);
   j.erase("schema_version");
   EXPECT_NE(load_error(j.dump()).find("damaged.json: schema_version: missing"), std::string::npos);
 }
@@ -177,6 +181,155 @@ TEST(TuningDatabaseLoad, DuplicateKeysAreRejected) {
 TEST(TuningDatabaseLoad, UnreadablePathIsADatabaseError) {
   fs::path dir = testing::temp_dir("db_dir_as_file");
   EXPECT_THROW(TuningDatabase::load(dir), DatabaseError);
+}
+
+// Every byte of a message is printable text (no control bytes from the file).
+bool printable_message(const std::string& message) {
+  for (char c : message)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return false;
+  return message.find("\xC2\x9B") == std::string::npos;
+}
+
+// Issue 14: the damaged-file corpus of tests/fixtures/: each file is rejected with a
+// DatabaseError naming the file and the position, its quotes of the file escaped.
+TEST(TuningDatabaseLoad, TheDamagedCorpusIsRejectedNamingFileAndPosition) {
+  struct Case {
+    const char* file;
+    const char* expected;  // after "<path>: "
+  };
+  const Case cases[] = {
+      {"damaged_number_range.json", "invalid JSON in records[2].timing.runs: number overflow parsing '1e400'"},
+      {"damaged_duplicate_key.json", "records[1].device: duplicate key \"sm\""},
+      {"damaged_unbuildable.json", "records[3].config: simt_fp32_128x256x16_w2x4_t8x16_s1_k1_g8 cannot be built"},
+      {"damaged_checksum.json",
+       "records[0] (NVIDIA H100 80GB HBM3|sm90|gemm.fp32.NN.general.general.full.1024x1024x1024.tight.tight.tight.v444): "
+       "checksum: the record hashes to "},
+      {"damaged_no_checksum.json", "records[4].checksum: missing"},
+      {"damaged_control_chars.json", "records[0].timing.runs\\x1B[2J\\x7F: unknown field"},
+      {"tuning_damaged.json", "records[3].config.stages: expected 1..8, got 0"},
+      {"tuning_truncated.json", "invalid JSON at byte 2501"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = std::string(JITGEMM_SOURCE_DIR "/tests/fixtures/") + c.file;
+    const std::string before = read_text(path);
+    try {
+      TuningDatabase::load(path);
+      ADD_FAILURE() << c.file << " loaded";
+    } catch (const DatabaseError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(path + ": " + c.expected, 0), 0u) << e.what();
+      EXPECT_TRUE(printable_message(e.what())) << e.what();
+    }
+    EXPECT_EQ(read_text(path), before);
+  }
+}
+
+// The corpus cases that cannot live in the source tree: a symbolic link loop and a file past
+// the size cap (refused before a byte is read).
+TEST(TuningDatabaseLoad, ASymlinkLoopAndAnOversizeFileAreDatabaseErrorsNamingTheFile) {
+  const fs::path dir = testing::temp_dir("db_corpus");
+  const fs::path loop = dir / "loop.json";
+  fs::create_symlink("loop.json", loop);
+  try {
+    TuningDatabase::load(loop);
+    ADD_FAILURE() << "a symlink loop loaded";
+  } catch (const DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("open(" + loop.string() + ") failed: Too many levels of symbolic links"),
+              std::string::npos)
+        << e.what();
+  }
+  const fs::path big = dir / "big.json";
+  std::ofstream(big) << "{}";
+  fs::resize_file(big, (size_t{256} << 20) + 1);  // sparse: no disk space used
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    TuningDatabase::load(big);
+    ADD_FAILURE() << "an oversize file loaded";
+  } catch (const DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find(big.string() + ": larger than the 256 MiB a tuning database file may hold "
+                                         "(268435457 bytes; not read)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1)) << "the oversize file was read";
+}
+
+// A record dated in the future is handled as designed: it loads (list and show work); merge
+// does not let it win by its date (tuning_database_save_test.cpp).
+TEST(TuningDatabaseLoad, AFutureDatedRecordLoads) {
+  const TuningDatabase db = TuningDatabase::load(JITGEMM_SOURCE_DIR "/tests/fixtures/tuning_future_dated.json");
+  ASSERT_EQ(db.size(), 5u);
+  int future = 0;
+  for (const TuningRecord& r : db.records()) future += is_future_dated(r, std::chrono::system_clock::now());
+  EXPECT_EQ(future, 1);
+  EXPECT_EQ(db.records().back().tuned_at, "9999-12-31T23:59:59Z");
+}
+
+// Issue 14, defect 8: no checksum, so a flipped digit in a timing passed verify.
+TEST(TuningDatabaseLoad, EveryRecordCarriesItsChecksumAndAChangedValueIsCaught) {
+  const TuningDatabase db = three_records();
+  const std::string text = db.dump();
+  const json j = json::parse(text);
+  ASSERT_EQ(j.at("schema_version"), 3);
+  for (const json& record : j.at("records")) EXPECT_EQ(record.at("checksum").get<std::string>().size(), 32u);
+  EXPECT_EQ(TuningDatabase::parse(text, "saved").records(), db.records());
+  // A digit changed in any of these numbers, each value still valid field by field.
+  const TuningRecord& second = db.records()[1];
+  for (const char* field : {"\"tflops\": ", "\"cublas_median_ms\": ", "\"cublas_rel_error\": "}) {
+    const size_t record_at = text.find("\"problem\": \"" + second.problem.canonical() + "\"");
+    ASSERT_NE(record_at, std::string::npos);
+    const size_t at = text.find(field, record_at) + std::string(field).size();
+    std::string changed = text;
+    changed[at] = changed[at] == '1' ? '2' : '1';
+    const std::string message = load_error(changed);
+    EXPECT_NE(message.find("damaged.json: records[1] (" + second.key() + "): checksum: the record hashes to"),
+              std::string::npos)
+        << field << ": " << message;
+  }
+  // What JSON keeps differently from the struct checks the same after a round trip: a
+  // non-finite candidate error (null), a register count of -1, integers read back unsigned.
+  TuningDatabase odd;
+  TuningRecord r = sample_record(sample_problem(64, 64, 64));
+  r.candidates[4].rel_error = std::numeric_limits<double>::infinity();
+  r.candidates[3].registers = -1;
+  odd.upsert(r);
+  EXPECT_EQ(TuningDatabase::parse(odd.dump(), "odd").records(), odd.records());
+  // The checksum itself damaged: missing, or not 32 hex digits.
+  json missing = j;
+  missing["records"][2].erase("checksum");
+  EXPECT_NE(load_error(missing.dump()).find("damaged.json: records[2].checksum: missing"), std::string::npos);
+  json malformed = j;
+  malformed["records"][0]["checksum"] = "XYZ";
+  EXPECT_NE(load_error(malformed.dump()).find("records[0].checksum: expected 32 lower-case hex digits, got \"XYZ\""),
+            std::string::npos);
+}
+
+// Files of schema 2 (the shipped records of earlier releases) have no checksums: they load
+// unchecked through the migration and save as schema 3 with checksums.
+TEST(TuningDatabaseLoad, SchemaTwoRecordsLoadUncheckedAndSaveWithChecksums) {
+  json v2 = valid_json();
+  v2["schema_version"] = 2;
+  for (json& record : v2["records"]) record.erase("checksum");
+  v2["records"][1]["tflops"] = 1.5;  // nothing to check it against
+  const TuningDatabase db = TuningDatabase::from_json(v2, "v2.json");
+  ASSERT_EQ(db.size(), 3u);
+  EXPECT_EQ(db.records()[1].tflops, 1.5);
+  const json saved = json::parse(db.dump());
+  EXPECT_EQ(saved.at("schema_version"), 3);
+  for (const json& record : saved.at("records")) EXPECT_TRUE(record.contains("checksum"));
+  EXPECT_EQ(TuningDatabase::parse(db.dump(), "saved").records(), db.records());
+  // Only schema 3 has checksums.
+  v2["records"][0]["checksum"] = "0123456789abcdef0123456789abcdef";
+  EXPECT_NE(load_error(v2.dump()).find("damaged.json: records[0].checksum: unknown field in schema 2"),
+            std::string::npos);
+}
+
+// The shipped records were re-saved with their checksums: every load of them verifies each one.
+TEST(TuningDatabaseLoad, TheShippedDatabaseCarriesChecksums) {
+  const std::string path = JITGEMM_SOURCE_DIR "/tuning_db/jitgemm_tuning.json";
+  const json j = json::parse(read_text(path));
+  EXPECT_EQ(j.at("schema_version"), TuningDatabase::kSchemaVersion);
+  for (const json& record : j.at("records")) EXPECT_TRUE(record.contains("checksum")) << record.at("problem");
+  EXPECT_EQ(TuningDatabase::load(path).size(), j.at("records").size());
 }
 
 TEST(TuningDatabase, UpsertEraseFind) {

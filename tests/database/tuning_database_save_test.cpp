@@ -5,11 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "database/record_samples.hpp"
 #include "database/tuning_database.hpp"
@@ -122,7 +125,8 @@ TEST(TuningDatabaseSave, ReadsStopAtTheSizeCap) {
 
 TEST(TuningDatabaseSave, NewerSchemaIsNeverReplaced) {
   fs::path path = fs::path(testing::temp_dir("db_newer")) / "tuning.json";
-  const std::string newer = R"({"schema_version": 3, "records": [], "shards": []})";
+  const std::string newer =
+      fmt::format(R"({{"schema_version": {}, "records": [], "shards": []}})", TuningDatabase::kSchemaVersion + 1);
   std::ofstream(path) << newer;
   EXPECT_THROW(TuningDatabase::save_merged(path, {sample_record(sample_problem(64, 64, 64))}), DatabaseError);
   EXPECT_EQ(read_text(path), newer);
@@ -233,6 +237,37 @@ TEST(TuningDatabaseMerge, TiesAreDeterministic) {
   b.upsert(fast);
   EXPECT_EQ(TuningDatabase::merge(a, b).records().front(), fast);
   EXPECT_EQ(TuningDatabase::merge(b, a).records().front(), fast);
+}
+
+// Issue 14, defect 8: a record dated 9999 won every later merge. A date later than now + 1 day
+// counts as the earliest date: the record never wins by it, against older or newer tunings.
+TEST(TuningDatabaseMerge, AFutureDateNeverWinsByItsDate) {
+  using namespace std::chrono;
+  const system_clock::time_point now = sys_days{year{2026} / 11 / 23} + hours{12};
+  const ProblemKey key = sample_problem(64, 64, 64);
+  TuningRecord future = sample_record(key, testing::kH100, "9999-12-31T23:59:59Z", 0.5);
+  future.config.stages = 5;
+  const TuningRecord real = sample_record(key, testing::kH100, "2026-11-23T11:00:00Z", 2.0);
+  const TuningRecord old_real = sample_record(key, testing::kH100, "2020-01-01T00:00:00Z", 2.0);
+  EXPECT_TRUE(is_future_dated(future, now));
+  EXPECT_FALSE(is_future_dated(real, now));
+  auto merged = [&](const TuningRecord& x, const TuningRecord& y) {
+    TuningDatabase a, b;
+    a.upsert(x);
+    b.upsert(y);
+    const TuningDatabase xy = TuningDatabase::merge(a, b, now), yx = TuningDatabase::merge(b, a, now);
+    EXPECT_EQ(xy.records(), yx.records()) << "order matters";
+    return xy.records().front();
+  };
+  EXPECT_EQ(merged(future, real), real);
+  EXPECT_EQ(merged(future, old_real), old_real);
+  // Within the tolerance a date is believed: a clock some hours ahead still wins.
+  const TuningRecord ahead = sample_record(key, testing::kH100, "2026-11-24T06:00:00Z", 3.0);
+  EXPECT_FALSE(is_future_dated(ahead, now));
+  EXPECT_EQ(merged(ahead, real), ahead);
+  // Two future dates: the usual ties (the faster median).
+  const TuningRecord future_slow = sample_record(key, testing::kH100, "9999-01-01T00:00:00Z", 4.0);
+  EXPECT_EQ(merged(future, future_slow), future);
 }
 
 }  // namespace

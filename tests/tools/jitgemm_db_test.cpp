@@ -2,11 +2,14 @@
 // tests/fixtures/ and checks output, exit status and that inputs stay untouched.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cuda/driver_api.hpp"
+#include "database/tuning_database.hpp"
 #include "support/test_support.hpp"
 #include "tools/run_tool.hpp"
 
@@ -201,6 +204,109 @@ TEST_F(JitgemmDb, ExplainWithoutADriverDoesNotCompareTheDriverVersion) {
   EXPECT_TRUE(has(r.out, "env:      driver: not known here (give --driver), nvrtc 99990")) << r.out;
   EXPECT_FALSE(has(r.out, "driver_version")) << r.out;
   EXPECT_TRUE(has(r.out, "stale:    nvrtc_version 12080 -> 99990")) << r.out;
+}
+
+// Every byte of `output` is printable text or a line break: nothing from a file steers the terminal.
+bool printable_only(const std::string& output) {
+  for (char c : output)
+    if (c != '\n' && (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)) return false;
+  return output.find("\xC2\x9B") == std::string::npos;  // U+009B, CSI
+}
+
+// Issue 14, defect 8: device names (and any other file text) were printed raw, terminal escapes
+// and all. tuning_control_chars.json names a device "NVIDIA <ESC>[31mH100<U+009B>2J<DEL>" and
+// holds a candidate detail with an OSC sequence: every subcommand prints them as "\xNN".
+TEST_F(JitgemmDb, FileTextIsPrintedEscaped) {
+  const std::string file = kFixtures + "tuning_control_chars.json";
+  const std::string escaped = "NVIDIA \\x1B[31mH100\\xC2\\x9B2J\\x7F";
+  Result r = run_db({"--db", file, "list"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, escaped + "|sm90|gemm.fp32.NN.general.general.full.1024x1024x1024")) << r.out;
+  EXPECT_TRUE(printable_only(r.out + r.err)) << r.out;
+  r = run_db({"--db", file, "show", "1024x1024x1024"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "device:      " + escaped + " (sm90")) << r.out;
+  EXPECT_TRUE(has(r.out, "ptxas \\x1B]0;owned\\x07 spill")) << r.out;
+  EXPECT_TRUE(printable_only(r.out + r.err)) << r.out;
+  r = run_db({"diff", file, kSmall});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.out, escaped)) << r.out;
+  EXPECT_TRUE(printable_only(r.out + r.err)) << r.out;
+  r = run_db({"--db", file, "explain", "--m", "1024", "--n", "1024", "--k", "1024", "--device", "NVIDIA H100 80GB HBM3",
+              "--sm", "90", "--driver", "12080"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "device name differs (" + escaped)) << r.out;
+  EXPECT_TRUE(printable_only(r.out + r.err)) << r.out;
+  r = run_db({"--db", file, "show", "no such key \x1b[2J"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(printable_only(r.out + r.err)) << r.err;
+  // Error messages that quote the file: a field named with an escape.
+  r = run_db({"verify", kFixtures + "damaged_control_chars.json"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, "records[0].timing.runs\\x1B[2J\\x7F: unknown field")) << r.err;
+  EXPECT_TRUE(printable_only(r.out + r.err)) << r.err;
+}
+
+// Issue 14: verify checks each file on its own and names file and position for every kind of
+// damage in the corpus, a symbolic link loop among them (it stopped verify before).
+TEST_F(JitgemmDb, VerifyReportsEveryFileOfTheDamagedCorpus) {
+  const std::string dir = jitgemm::testing::temp_dir("jitgemm_db_corpus");
+  const std::string loop = dir + "/loop.json";
+  fs::create_symlink("loop.json", loop);
+  std::vector<std::string> args = {"verify", kFixtures + "tuning_checked.json", loop};
+  const std::vector<std::pair<std::string, std::string>> damaged = {
+      {"damaged_number_range.json", "invalid JSON in records[2].timing.runs: number overflow parsing '1e400'"},
+      {"damaged_duplicate_key.json", "records[1].device: duplicate key \"sm\""},
+      {"damaged_unbuildable.json", "records[3].config: simt_fp32_128x256x16_w2x4_t8x16_s1_k1_g8 cannot be built"},
+      {"damaged_checksum.json", "records[0] (" + kH100 + "|sm90|gemm.fp32.NN.general.general.full.1024x1024x1024"},
+      {"damaged_no_checksum.json", "records[4].checksum: missing"},
+  };
+  for (const auto& [file, message] : damaged) args.push_back(kFixtures + file);
+  args.push_back(kSmall);
+  const Result r = run_db(args);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.out, "tuning_checked.json: ok: 5 records")) << r.out;
+  EXPECT_TRUE(has(r.out, "tuning_small.json: ok: 5 records")) << r.out;
+  EXPECT_TRUE(has(r.err, loop + ": cannot read: Too many levels of symbolic links")) << r.err;
+  for (const auto& [file, message] : damaged) EXPECT_TRUE(has(r.err, kFixtures + file + ": " + message)) << r.err;
+}
+
+// Issue 14, defect 8: a record dated 9999 won every later merge. Now it loads and lists, verify
+// warns of it, and merge keeps the real tuning whichever side it is on, naming the record.
+TEST_F(JitgemmDb, AFutureDatedRecordNeverWinsAMerge) {
+  const std::string future = kFixtures + "tuning_future_dated.json";
+  const std::string key = "NVIDIA H200|sm90|gemm.fp32.NN.general.general.full.4096x4096x4096.tight.tight.tight.v444";
+  Result r = run_db({"--db", future, "list"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "9999-12-31")) << r.out;
+  r = run_db({"verify", future});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "warning: " + future + ": record " + key + ": tuned_at 9999-12-31T23:59:59Z is more than a "
+                         "day after now")) << r.err;
+  // A real tuning of the same record, dated an hour ago and with another config.
+  const std::string dir = jitgemm::testing::temp_dir("jitgemm_db_future");
+  const std::string real = dir + "/real.json";
+  {
+    jitgemm::TuningDatabase db;
+    jitgemm::TuningRecord record = *jitgemm::TuningDatabase::load(kFixtures + "tuning_checked.json").find(key);
+    record.tuned_at = jitgemm::format_utc_timestamp(std::chrono::system_clock::now() - std::chrono::hours(1));
+    record.config.stages = 4;
+    db.upsert(record);
+    db.save(real);
+  }
+  // Into a copy of the future-dated file, and the future-dated file into the real one.
+  for (const auto& [start, in] : {std::pair{future, real}, std::pair{real, future}}) {
+    const std::string target = dir + "/merged.json";
+    fs::remove(target);
+    fs::copy_file(start, target);
+    r = run_db({"merge", target, in});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.err, "record " + key + ": tuned_at 9999-12-31T23:59:59Z")) << r.err;
+    const jitgemm::TuningDatabase merged = jitgemm::TuningDatabase::load(target);
+    ASSERT_NE(merged.find(key), nullptr);
+    EXPECT_EQ(merged.find(key)->config.stages, 4) << "merging " << in << " into " << start << ": the future date won";
+    EXPECT_EQ(merged.size(), 5u);
+  }
 }
 
 }  // namespace

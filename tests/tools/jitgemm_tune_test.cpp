@@ -77,6 +77,30 @@ TEST(JitgemmTune, BackwardTunesTheGradientProducts) {
   EXPECT_NE(r.output.find("--backward"), std::string::npos) << r.output;
 }
 
+// Issue 14, defect 8: text from a file (here problem ids) was printed raw, terminal escapes and
+// all. Every line jitgemm-tune prints holds printable text only; the ids show as "\xNN".
+TEST(JitgemmTune, ProblemIdsFromAFileArePrintedEscaped) {
+  const std::string dir = jitgemm::testing::temp_dir("escaped_ids");
+  {
+    std::ofstream(dir + "/problems.json")
+        << R"([{"id":"p\u001b[2J\u009b\u007f","m":64,"n":32,"k":16,"precision":"tf32x3"}])";
+    std::ofstream(dir + "/bad.json") << R"([{"id":"q","m":"\u009b\u007f","n":1,"k":1}])";
+  }
+  const auto printable_only = [](const std::string& output) {
+    for (char c : output)
+      if (c != '\n' && (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)) return false;
+    return output.find("\xC2\x9B") == std::string::npos;
+  };
+  ToolRun r = run_tool("--problems " + dir + "/problems.json --backward --max-gflop 1e-9");
+  EXPECT_NE(r.output.find("backward: p\\x1B[2J\\xC2\\x9B\\x7F_dA = "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("skipping p\\x1B[2J\\xC2\\x9B\\x7F_dB: "), std::string::npos) << r.output;
+  EXPECT_TRUE(printable_only(r.output)) << r.output;
+  r = run_tool("--problems " + dir + "/bad.json --compile-only");  // the error quotes the value
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("\\xC2\\x9B\\x7F"), std::string::npos) << r.output;
+  EXPECT_TRUE(printable_only(r.output)) << r.output;
+}
+
 TEST(JitgemmTune, BadFlagsFailWithAMessage) {
   ToolRun r = run_tool("--no-such-flag");
   EXPECT_EQ(r.status, 2);  // issue 14, defect 8: CLI11's own codes (104-109) were returned

@@ -1,0 +1,78 @@
+// jitgemm-tune's command-line definition (see tune_command_line.hpp).
+#include "tune_command_line.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <sstream>
+#include <utility>
+
+namespace jitgemm {
+namespace {
+
+void add_problem_options(CLI::App& app, TuneCommandLine& o) {
+  app.add_option("--m", o.m, "rows of op(A) and C");
+  app.add_option("--n", o.n, "columns of op(B) and C");
+  app.add_option("--k", o.k, "columns of op(A), rows of op(B)");
+  app.add_option("--trans-a", o.trans_a, "N: A stored M x K; T: A stored K x M")->check(CLI::IsMember({"N", "T"}));
+  app.add_option("--trans-b", o.trans_b, "N: B stored K x N; T: B stored N x K")->check(CLI::IsMember({"N", "T"}));
+  app.add_option("--lda", o.lda, "leading dimension of A (0: tight)");
+  app.add_option("--ldb", o.ldb, "leading dimension of B (0: tight)");
+  app.add_option("--ldc", o.ldc, "leading dimension of C (0: tight)");
+  app.add_option("--alpha", o.alpha, "alpha");
+  app.add_option("--beta", o.beta, "beta");
+  app.add_option("--precision", o.precision, "fp32 | tf32x3 | tf32 (default: fp32; with --reference every mode)")
+      ->check(CLI::IsMember({"fp32", "tf32x3", "tf32"}));
+}
+
+void add_selection_options(CLI::App& app, TuneCommandLine& o) {
+  app.add_option("--problems", o.problems_file, "JSON array of problems ({m,n,k,trans_a,trans_b,lda,...,id})")
+      ->check(CLI::ExistingFile);
+  app.add_flag("--reference", o.reference, "tune the reference problems of reference-problems.md");
+  app.add_flag("--stale", o.stale,
+               "re-tune (and so re-verify) this device's records whose environment differs from this machine's");
+  auto* backward = app.add_flag("--backward", o.backward,
+                                "tune the gradient products of the given problems (what Runtime::gemm_backward runs: "
+                                "<id>_dA, <id>_dB) instead of the problems");
+  app.add_flag("--project", o.project,
+               "with --backward: the gradients of structured operands projected on their structure")
+      ->needs(backward);
+}
+
+void add_run_options(CLI::App& app, TuneCommandLine& o) {
+  app.add_option("--jobs,-j", o.jobs, "parallel NVRTC compiles (0: all cores)")->check(CLI::Range(0, 256));
+  app.add_option("--runs", o.runs, "timed runs per candidate (median; >= 20)")->check(CLI::Range(20, 10000));
+  app.add_option("--db", o.db_path, "tuning database file (default $JITGEMM_TUNING_DB or tuning_db/jitgemm_tuning.json)");
+  app.add_option("--cache-dir", o.cache_dir, "NVRTC binary cache directory (default $JITGEMM_CACHE_DIR or ~/.cache/jitgemm)");
+  app.add_flag("--no-write", o.no_write, "do not write the tuning database");
+  app.add_flag("--compile-only", o.compile_only, "only generate and compile the candidates (what runs without a GPU)");
+  app.add_flag("--sample", o.sample, "a representative sample of the candidates instead of all");
+  app.add_option("--max-gflop", o.max_gflop, "skip problems of more work than this many GFLOP")->check(CLI::PositiveNumber);
+}
+
+}  // namespace
+
+int parse_tune_command_line(std::vector<std::string> args, TuneCommandLine& out, std::string& message) {
+  TuneCommandLine parsed;  // bound to the flags; `out` gets it whatever the outcome
+  message.clear();
+  CLI::App app{"jitgemm-tune: tune float32 matrix products and write the tuning database"};
+  app.name(args.empty() ? "jitgemm-tune" : args.front());  // shown in the help, as argv[0] is
+  add_problem_options(app, parsed);
+  add_selection_options(app, parsed);
+  add_run_options(app, parsed);
+  if (!args.empty()) args.erase(args.begin());
+  std::reverse(args.begin(), args.end());  // CLI11 takes the arguments last first
+  int status = 0;
+  try {
+    app.parse(std::move(args));
+  } catch (const CLI::ParseError& e) {
+    std::ostringstream help, error;
+    status = app.exit(e, help, error) == 0 ? 0 : 2;  // --help: 0; a usage error: 2, like every other error
+    message = help.str() + error.str();
+    parsed.help = status == 0;
+  }
+  std::swap(out, parsed);
+  return status;
+}
+
+}  // namespace jitgemm
