@@ -21,7 +21,7 @@ using NvrtcVersionFunction = int (*)(int* major, int* minor);
 // Owns a dlopen handle.
 class Library {
  public:
-  explicit Library(const std::string& name) : handle_(::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL)) {}
+  explicit Library(const std::string& name) : handle_(::dlopen(name.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) {}
   ~Library() {
     if (handle_ != nullptr) ::dlclose(handle_);
   }
