@@ -29,10 +29,11 @@ class WorkerBench : public CandidateBench {
 
   BenchVerdict measure(const MeasureRequest& r) override {
     if (!worker_ || !worker_->alive()) start();
-    if (!worker_->send(worker::measure_message(r))) {
+    const worker::json request = worker::measure_message(r);  // holds the cubin: encoded once
+    if (!worker_->send(request)) {
       // It died between requests (nothing of this candidate ran): one fresh try.
       start();
-      if (!worker_->send(worker::measure_message(r)))
+      if (!worker_->send(request))
         throw Error(fmt::format("tuning worker: a fresh worker died before its first request ({})", worker_->fate()));
     }
     worker::json reply;
