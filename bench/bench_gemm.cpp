@@ -6,6 +6,8 @@
 // against a float64 reference. Counters: medians in ms, TFLOP/s, speedup over the baseline
 // and both errors. Also writes bench/results/<gpu>.json (each row names its baseline). The
 // gradients of the reference Models are rows <id>_backward (their own section below).
+#include "dispatch_bench.hpp"
+
 #include <benchmark/benchmark.h>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -85,6 +87,8 @@ struct BenchEnv {
   cuda::DeviceBuffer flush{2 * static_cast<size_t>(info.l2_bytes)};
   cuda::Event start, stop;
   std::vector<BenchRow> rows;
+  std::vector<DispatchFigures> dispatch;  // host cost per call, 64 x 64 x 64 (dispatch_bench.hpp)
+  double db_load_ms = 0;                  // Runtime construction + first launch of a tuned problem
 };
 BenchEnv* g_env = nullptr;
 
@@ -310,6 +314,25 @@ std::vector<std::pair<std::string, GemmProblem>> bench_problems() {
   return list;
 }
 
+// The host cost rows: Runtime::gemm, GemmPlan::run and a raw launch, per mode; the database load.
+void bench_dispatch(benchmark::State& state, Precision precision) {
+  BenchEnv& env = *g_env;
+  DispatchFigures f;
+  for (auto _ : state) f = measure_dispatch(env.runtime, env.compiler, env.info.sm_count, precision, env.stream.get());
+  state.counters["gemm_us"] = f.gemm_us;
+  state.counters["plan_us"] = f.plan_us;
+  state.counters["raw_launch_us"] = f.raw_launch_us;
+  env.dispatch.push_back(f);
+}
+
+void bench_db_load(benchmark::State& state) {
+  const GemmProblem tuned = reference_problems(Precision::TF32x3).front().problem;
+  double ms = 0;
+  for (auto _ : state) ms = measure_db_load_ms(tuned, 5);
+  state.counters["db_load_ms"] = ms;
+  g_env->db_load_ms = ms;
+}
+
 void write_results(const BenchEnv& env) {
   const std::string gpu = cuda::short_gpu_name(env.info.name);
   nlohmann::json j;
@@ -326,6 +349,17 @@ void write_results(const BenchEnv& env) {
                          {"baseline_ms", r.baseline_ms},
                          {"speedup", r.baseline_ms / r.jitgemm_ms}, {"relerr", r.relerr},
                          {"baseline_relerr", r.baseline_relerr}, {"described", r.problem.to_string()}});
+  // Host cost per call (64 x 64 x 64): the top-level figures are the worst mode's.
+  double dispatch_us = 0, raw_launch_us = 0;
+  j["dispatch"] = nlohmann::json::array();
+  for (const auto& d : env.dispatch) {
+    j["dispatch"].push_back({{"mode", std::string(to_string(d.precision))}, {"kernel", d.kernel},
+                             {"gemm_us", d.gemm_us}, {"plan_us", d.plan_us}, {"raw_launch_us", d.raw_launch_us}});
+    if (d.gemm_us - d.raw_launch_us > dispatch_us - raw_launch_us) dispatch_us = d.gemm_us, raw_launch_us = d.raw_launch_us;
+  }
+  j["dispatch_us"] = dispatch_us;
+  j["raw_launch_us"] = raw_launch_us;
+  j["db_load_ms"] = env.db_load_ms;
   const std::string dir = fmt::format("{}/bench/results", JITGEMM_SOURCE_DIR);
   std::filesystem::create_directories(dir);
   const std::string path = fmt::format("{}/{}.json", dir, gpu);
@@ -338,6 +372,13 @@ void write_results(const BenchEnv& env) {
     fmt::print("{:<28} {:>6} {:>11.3f} {:>18} {:>10.3f} {:>7.2f}x {:>9.1f} {:>10.2e} {:>10.2e}\n", r.id,
                to_string(r.problem.precision), r.jitgemm_ms, r.baseline, r.baseline_ms, r.baseline_ms / r.jitgemm_ms,
                r.products * tflops(r.problem, r.jitgemm_ms), r.relerr, r.baseline_relerr);
+  fmt::print("\nhost cost per call, 64x64x64 (us): {:<7} {:>9} {:>9} {:>9}  kernel\n", "mode", "gemm", "plan",
+             "raw");
+  for (const auto& d : env.dispatch)
+    fmt::print("{:>36} {:<7} {:>9.2f} {:>9.2f} {:>9.2f}  {}\n", "", to_string(d.precision), d.gemm_us, d.plan_us,
+               d.raw_launch_us, d.kernel);
+  fmt::print("database load (Runtime construction + first launch of a tuned problem, warm): {:.1f} ms\n",
+             env.db_load_ms);
 }
 
 }  // namespace
@@ -367,6 +408,12 @@ int main(int argc, char** argv) {
     })->UseManualTime()->Iterations(30)->Unit(benchmark::kMillisecond);
   }
   // ---- end of the backward rows ----
+  for (Precision mode : {Precision::FP32, Precision::TF32x3, Precision::TF32})
+    benchmark::RegisterBenchmark(fmt::format("dispatch_64x64x64/{}", to_string(mode)).c_str(),
+                                 [mode](benchmark::State& st) { bench_dispatch(st, mode); })
+        ->Iterations(1)
+        ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("db_load", bench_db_load)->Iterations(1)->Unit(benchmark::kMillisecond);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   write_results(*env);

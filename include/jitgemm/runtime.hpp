@@ -44,6 +44,34 @@ struct TuneOptions {
   bool write_database = true;
 };
 
+class Runtime;
+
+// A launch plan for one problem (Runtime::plan): the serving decision, the loaded kernel, its
+// geometry and workspace layout, worked out once, for callers that launch the same problem
+// (sizes, leading dimensions, alpha, beta) many times. run() launches with no lookup, lock,
+// formatting or allocation (for operands at 16-byte aligned addresses, as the plan assumes;
+// other addresses are served as Runtime::gemm would, correctly but through its lookup). Copies
+// share one plan; run() may be called from any number of threads at once, and inside a CUDA
+// graph capture. Valid while its Runtime lives. A default-constructed plan is empty.
+class GemmPlan {
+ public:
+  GemmPlan() = default;
+
+  // C = alpha * op(A) * op(B) + beta * C for the plan's problem, as Runtime::gemm. Throws
+  // InvalidArgument (null, misaligned or overlapping operands; an empty plan) / CudaError.
+  void run(const float* a, const float* b, float* c, CUstream_st* stream = nullptr) const;
+
+  const GemmProblem& problem() const;
+  // The kernel config's name ("" for a problem that multiplies nothing).
+  std::string kernel() const;
+  explicit operator bool() const noexcept { return state_ != nullptr; }
+
+ private:
+  friend class Runtime;
+  struct State;
+  std::shared_ptr<const State> state_;
+};
+
 class Runtime {
  public:
   explicit Runtime(RuntimeOptions options = {});
@@ -58,6 +86,12 @@ class Runtime {
   // this never tunes. Throws InvalidArgument / NotSupported / CudaError.
   void gemm(const GemmProblem& problem, const float* a, const float* b, float* c,
             CUstream_st* stream = nullptr);
+
+  // A reusable launch plan for `problem` (GemmPlan): selects and loads its kernel now (compiling
+  // it if no cached binary exists), so the plan's first run costs no more than its last. Its
+  // decision is fixed: a later tune of the problem is served by a new plan. Throws
+  // InvalidArgument / NotSupported / CompileError / CudaError.
+  GemmPlan plan(const GemmProblem& problem);
 
   // The gradients of the forward `problem` (jitgemm/backward.hpp): dA = d(loss)/dA and dB =
   // d(loss)/dB for the Model fill(alpha op(A) op(B)) given dC, on `stream`, asynchronously; each
@@ -85,6 +119,7 @@ class Runtime {
   std::string device_name() const;
 
  private:
+  friend class GemmPlan;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -9,6 +9,7 @@
 #include "cuda/driver_api.hpp"
 #include "exec/compiled_module.hpp"
 #include "exec/kernel_args.hpp"
+#include "exec/tensor_maps.hpp"
 #include "jitgemm/error.hpp"
 #include "problem/operand_structure.hpp"
 #include "problem/problem_key.hpp"
@@ -18,7 +19,6 @@ namespace {
 
 constexpr unsigned kReduceThreads = 256;
 constexpr int kReduceBlocksPerSm = 16;
-constexpr size_t kMaxTensorMaps = 4096;  // encoded tensor maps kept (128 bytes each)
 
 CompiledModule compile_reducer(const Compiler& compiler, const TemplateStore& templates) {
   return compile_module(compiler, templates.expand_includes("fp32/split_k_reduce.cu"), "split_k_reduce", {},
@@ -56,8 +56,30 @@ LaunchPlan GemmLauncher::plan(const cuda::Function& main, const KernelConfig& co
   return make_launch_plan(config, key, DeviceSlots{sm_count_, slots});
 }
 
-void GemmLauncher::launch(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main, CUdeviceptr a,
-                          CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) {
+PlanKernels GemmLauncher::kernels(const LaunchPlan& plan, const cuda::Function& main) {
+  PlanKernels k;
+  k.main = &main;
+  const ProblemKey& key = plan.key;
+  // A dense copy is written row by row in the stored layout (no transpose, no rounding).
+  if (plan.a.expanded) k.expand_a = &split_operand({0, false, key.structure_a}, key.vec_a);
+  if (plan.b.expanded) k.expand_b = &split_operand({0, false, key.structure_b}, key.vec_b);
+  if (plan.config.family() != KernelFamily::Wgmma) return k;
+  // The pre-passes read the kernel's operands: the caller's matrices (swapped: A' is B), or
+  // their dense copies, which are 16-byte aligned with rows of a multiple of 32 floats.
+  const bool swap = plan.config.wgmma().swap_ab;
+  auto source_vec = [&](bool caller_a) {
+    const PlannedOperand& op = caller_a ? plan.a : plan.b;
+    return op.expanded ? 4 : caller_a ? key.vec_a : key.vec_b;
+  };
+  if (plan.prepass_a)
+    k.split_a = &split_operand({plan.planes, plan.kernel_a.rows_contiguous, plan.kernel_a.structure}, source_vec(!swap));
+  if (plan.prepass_b)
+    k.split_b = &split_operand({plan.planes, plan.kernel_b.rows_contiguous, plan.kernel_b.structure}, source_vec(swap));
+  return k;
+}
+
+void GemmLauncher::launch(const LaunchPlan& plan, const PlanKernels& kernels, const GemmProblem& p, CUdeviceptr a,
+                          CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) const {
   const ProblemKey& key = plan.key;
   if (p.m != key.m || p.n != key.n || p.k != key.k || p.trans_a != key.trans_a || p.trans_b != key.trans_b ||
       p.structure_a != key.structure_a || p.structure_b != key.structure_b || p.fill != key.fill)
@@ -66,8 +88,13 @@ void GemmLauncher::launch(const LaunchPlan& plan, const GemmProblem& p, const cu
   if (plan.workspace.total_bytes > 0 && workspace == 0)
     throw InvalidArgument(fmt::format("GemmLauncher::launch({}): needs {} bytes of workspace, got none",
                                       plan.config.name(), plan.workspace.total_bytes));
-  if (plan.config.family() == KernelFamily::Wgmma) return launch_wgmma(plan, p, main, a, b, c, workspace, stream);
-  return launch_split_k(plan, p, main, a, b, c, workspace, stream);
+  if (plan.config.family() == KernelFamily::Wgmma) return launch_wgmma(plan, kernels, p, a, b, c, workspace, stream);
+  return launch_split_k(plan, kernels, p, a, b, c, workspace, stream);
+}
+
+void GemmLauncher::launch(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main, CUdeviceptr a,
+                          CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) {
+  launch(plan, kernels(plan, main), p, a, b, c, workspace, stream);
 }
 
 size_t GemmLauncher::workspace_bytes(const KernelConfig& config, const GemmProblem& p) const {
@@ -98,19 +125,19 @@ void GemmLauncher::run_reduce(SplitKReduceArgs args, CUstream stream) const {
   cuda::launch(reduce_, {static_cast<unsigned>(blocks), 1, 1}, {kReduceThreads, 1, 1}, 0, stream, params.data());
 }
 
-void GemmLauncher::expand_structured(const LaunchPlan& plan, CUdeviceptr& a, int64_t& lda, CUdeviceptr& b,
-                                     int64_t& ldb, CUdeviceptr workspace, CUstream stream) {
-  auto expand = [&](const PlannedOperand& op, Structure structure, const WorkspaceRegion& region, CUdeviceptr& ptr,
-                    int64_t& ld) {
+void GemmLauncher::expand_structured(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a, int64_t& lda,
+                                     CUdeviceptr& b, int64_t& ldb, CUdeviceptr workspace, CUstream stream) const {
+  auto expand = [&](const PlannedOperand& op, const cuda::Function* fn, Structure structure,
+                    const WorkspaceRegion& region, CUdeviceptr& ptr, int64_t& ld) {
     if (!op.expanded) return;
     const CUdeviceptr to = at(workspace, region);
     // The stored matrix, row by row (no transpose): the copy keeps the caller's layout.
-    run_split_operand({0, false, structure}, ptr, ld, op.stored.rows, op.stored.cols, to, to, op.expanded_ld, workspace,
+    run_split_operand(*fn, structure, ptr, ld, op.stored.rows, op.stored.cols, to, to, op.expanded_ld, workspace,
                       stream);
     ptr = to, ld = op.expanded_ld;
   };
-  expand(plan.a, plan.key.structure_a, plan.workspace.expanded_a, a, lda);
-  expand(plan.b, plan.key.structure_b, plan.workspace.expanded_b, b, ldb);
+  expand(plan.a, kernels.expand_a, plan.key.structure_a, plan.workspace.expanded_a, a, lda);
+  expand(plan.b, kernels.expand_b, plan.key.structure_b, plan.workspace.expanded_b, b, ldb);
 }
 
 CUdeviceptr GemmLauncher::work_list(const LaunchPlan& plan, CUdeviceptr workspace, CUstream stream) const {
@@ -123,12 +150,12 @@ CUdeviceptr GemmLauncher::work_list(const LaunchPlan& plan, CUdeviceptr workspac
   return to;
 }
 
-void GemmLauncher::launch_split_k(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main,
+void GemmLauncher::launch_split_k(const LaunchPlan& plan, const PlanKernels& kernels, const GemmProblem& p,
                                   CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace,
-                                  CUstream stream) {
+                                  CUstream stream) const {
   GemmProblem q = p;
   int64_t lda = q.effective_lda(), ldb = q.effective_ldb();
-  expand_structured(plan, a, lda, b, ldb, workspace, stream);
+  expand_structured(plan, kernels, a, lda, b, ldb, workspace, stream);
   const CUdeviceptr work = work_list(plan, workspace, stream);
   q.lda = lda, q.ldb = ldb;
   // With split_k > 1 each CTA row y writes the plain partial product of its K slice to slice y
@@ -139,58 +166,30 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const GemmProblem& p, 
   if (split) main_problem.alpha = 1.0f, main_problem.beta = 0.0f, main_problem.ldc = plan.split_k_ld;
   GemmKernelArgs args(main_problem, a, b, split ? partials : c, work);
   auto params = args.pointers();
-  launch_on(main, plan.main, stream, params.data());
+  launch_on(*kernels.main, plan.main, stream, params.data());
   if (split)
     run_reduce({partials, plan.config.split_k, static_cast<int>(q.m), static_cast<int>(q.n), plan.split_k_ld, c,
                 q.effective_ldc(), q.alpha, q.beta, triangle_code(plan.triangles.c)},
                stream);
 }
 
-void GemmLauncher::run_split_operand(SplitMode mode, CUdeviceptr src, int64_t ld_src, int64_t rows, int64_t k,
-                                     CUdeviceptr big, CUdeviceptr small, int64_t ld_dst, CUdeviceptr flag,
-                                     CUstream stream) {
-  const int vec = vector_width(ld_src, reinterpret_cast<const void*>(src));
-  const cuda::Function& fn = split_operand(mode.planes, mode.transposed, vec, mode.structure);
-  const SplitOperandGeometry g = split_operand_geometry(rows, ld_dst, is_symmetric(mode.structure));
+void GemmLauncher::run_split_operand(const cuda::Function& fn, Structure structure, CUdeviceptr src, int64_t ld_src,
+                                     int64_t rows, int64_t k, CUdeviceptr big, CUdeviceptr small, int64_t ld_dst,
+                                     CUdeviceptr flag, CUstream stream) const {
+  const SplitOperandGeometry g = split_operand_geometry(rows, ld_dst, is_symmetric(structure));
   long long ld_in = ld_src, ld_out = ld_dst;
   int r = static_cast<int>(rows), kk = static_cast<int>(k);
   void* args[] = {&src, &ld_in, &r, &kk, &big, &small, &ld_out, &flag};
   cuda::launch(fn, {g.grid_x, g.grid_y, 1}, {g.block_x, 1, 1}, 0, stream, args);
 }
 
-const cuda::Function& GemmLauncher::split_operand(int planes, bool transpose, int vec, Structure structure) {
+const cuda::Function& GemmLauncher::split_operand(SplitMode mode, int vec) {
   std::lock_guard lock(mutex_);
-  const auto key = std::make_tuple(planes, transpose, vec, structure);
+  const auto key = std::make_tuple(mode.planes, mode.transposed, vec, mode.structure);
   if (auto it = split_operand_.find(key); it != split_operand_.end()) return it->second.function;
-  const RenderedKernel rendered = render_split_operand(planes, transpose, vec, structure, templates_);
+  const RenderedKernel rendered = render_split_operand(mode.planes, mode.transposed, vec, mode.structure, templates_);
   CompiledModule compiled = compile_module(compiler_, rendered.source, rendered.kernel_name, CompileOptions{});
   return split_operand_.emplace(key, std::move(compiled)).first->second.function;
-}
-
-CUtensorMap GemmLauncher::tensor_map(CUdeviceptr plane, int64_t rows, int64_t k, int64_t ld, int box_rows,
-                                     int box_k) {
-  std::lock_guard lock(mutex_);
-  const auto key = std::make_tuple(plane, rows, k, ld, box_rows, box_k);
-  if (auto it = tensor_maps_.find(key); it != tensor_maps_.end()) return it->second;
-  // Maps of callers' matrices (A in registers) follow their pointers: keep the cache bounded.
-  if (tensor_maps_.size() >= kMaxTensorMaps) tensor_maps_.clear();
-  // A plane is `rows` rows of `k` floats (the contiguous dimension: K, or M for an A stored
-  // K x M) with `ld` floats between rows; a box is box_k contiguous values (one swizzle row)
-  // by box_rows rows. Reads past either dimension come back as zeros.
-  CUtensorMap map;
-  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(k), static_cast<cuuint64_t>(rows)};
-  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * sizeof(float)};
-  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_k), static_cast<cuuint32_t>(box_rows)};
-  const cuuint32_t element_strides[2] = {1, 1};
-  const CUtensorMapSwizzle swizzle = box_k == 32   ? CU_TENSOR_MAP_SWIZZLE_128B
-                                     : box_k == 16 ? CU_TENSOR_MAP_SWIZZLE_64B
-                                                   : CU_TENSOR_MAP_SWIZZLE_32B;
-  JITGEMM_CU(cuda::driver().cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
-                                                   reinterpret_cast<void*>(plane), dims, strides, box, element_strides,
-                                                   CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                                                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-             "plane {:#x}, {} rows x {} K, ld {}, box {}x{}", plane, rows, k, ld, box_rows, box_k);
-  return tensor_maps_.emplace(key, map).first->second;
 }
 
 int GemmLauncher::cluster_slots(const cuda::Function& main, const KernelConfig& config) {
@@ -205,13 +204,14 @@ int GemmLauncher::cluster_slots(const cuda::Function& main, const KernelConfig& 
   return cluster_slots_.emplace(main.handle, std::min(clusters * config.wgmma().cluster, sm_count_)).first->second;
 }
 
-void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main,
-                                CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) {
+void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const PlanKernels& kernels, const GemmProblem& p,
+                                CUdeviceptr a, CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace,
+                                CUstream stream) const {
   const KernelConfig& config = plan.config;
   const WgmmaParams& w = config.wgmma();
   const WorkspaceLayout& ws = plan.workspace;
   int64_t lda = p.effective_lda(), ldb = p.effective_ldb();
-  expand_structured(plan, a, lda, b, ldb, workspace, stream);
+  expand_structured(plan, kernels, a, lda, b, ldb, workspace, stream);
   const CUdeviceptr work = work_list(plan, workspace, stream);
   // The kernel computes C' = A' B'^T: A' = op(A), B' = op(B)^T, or swapped A' = op(B)^T, B' = op(A).
   struct Source {
@@ -230,12 +230,12 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
   const CUdeviceptr a_small = plan.planes == 2 ? a_big + sizeof(float) * rows_a * ldp : a_big;
   const CUdeviceptr b_small = plan.planes == 2 ? b_big + sizeof(float) * rows_b * ldp : b_big;
   // Pre-pass: an operand as `rows` rows of K, K-major, rounded or split.
-  auto split = [&](const Source& src, const PlannedOperand& op, CUdeviceptr big, CUdeviceptr small) {
-    run_split_operand({plan.planes, op.rows_contiguous, op.structure}, src.ptr, src.ld, op.rows, p.k, big, small, ldp,
-                      flag, stream);
+  auto split = [&](const cuda::Function* fn, const Source& src, const PlannedOperand& op, CUdeviceptr big,
+                   CUdeviceptr small) {
+    run_split_operand(*fn, op.structure, src.ptr, src.ld, op.rows, p.k, big, small, ldp, flag, stream);
   };
-  if (plan.prepass_a) split(kernel_a, plan.kernel_a, a_big, a_small);
-  if (plan.prepass_b) split(kernel_b, plan.kernel_b, b_big, b_small);
+  if (plan.prepass_a) split(kernels.split_a, kernel_a, plan.kernel_a, a_big, a_small);
+  if (plan.prepass_b) split(kernels.split_b, kernel_b, plan.kernel_b, b_big, b_small);
 
   WgmmaKernelArgs args;
   const bool b_raw = w.b_read_raw();
@@ -255,22 +255,22 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
   if (w.a_in_registers()) {
     check_in_place(config, kernel_a.ptr, kernel_a.ld, kernel_a_name);
     args.map_a_big = plan.kernel_a.rows_contiguous
-                         ? tensor_map(kernel_a.ptr, p.k, rows_a, kernel_a.ld, config.block_k, 32)  // {M', K}
-                         : tensor_map(kernel_a.ptr, rows_a, p.k, kernel_a.ld, a_box_rows, 32);     // {K, M'}
+                         ? operand_tensor_map(kernel_a.ptr, p.k, rows_a, kernel_a.ld, config.block_k, 32)  // {M', K}
+                         : operand_tensor_map(kernel_a.ptr, rows_a, p.k, kernel_a.ld, a_box_rows, 32);     // {K, M'}
     args.map_a_small = args.map_a_big;
   } else {
-    args.map_a_big = tensor_map(a_big, rows_a, p.k, ldp, a_box_rows, box_k);
-    args.map_a_small = tensor_map(a_small, rows_a, p.k, ldp, a_box_rows, box_k);
+    args.map_a_big = operand_tensor_map(a_big, rows_a, p.k, ldp, a_box_rows, box_k);
+    args.map_a_small = operand_tensor_map(a_small, rows_a, p.k, ldp, a_box_rows, box_k);
   }
   if (w.b == WgmmaB::Transformed) {
-    args.map_b_big = tensor_map(kernel_b.ptr, p.k, rows_b, kernel_b.ld, config.block_k, 32);  // {N', K}
+    args.map_b_big = operand_tensor_map(kernel_b.ptr, p.k, rows_b, kernel_b.ld, config.block_k, 32);  // {N', K}
     args.map_b_small = args.map_b_big;
   } else if (w.b == WgmmaB::Rounded) {
-    args.map_b_big = tensor_map(kernel_b.ptr, rows_b, p.k, kernel_b.ld, config.block_n, 32);  // {K, N'}, as a plane
+    args.map_b_big = operand_tensor_map(kernel_b.ptr, rows_b, p.k, kernel_b.ld, config.block_n, 32);  // {K, N'}, as a plane
     args.map_b_small = args.map_b_big;
   } else {
-    args.map_b_big = tensor_map(b_big, rows_b, p.k, ldp, config.block_n, box_k);
-    args.map_b_small = tensor_map(b_small, rows_b, p.k, ldp, config.block_n, box_k);
+    args.map_b_big = operand_tensor_map(b_big, rows_b, p.k, ldp, config.block_n, box_k);
+    args.map_b_small = operand_tensor_map(b_small, rows_b, p.k, ldp, config.block_n, box_k);
   }
   // K pieces: each piece's plain partial sum (alpha 1, beta 0) to its slot of the workspace;
   // the reduction applies alpha, beta and the fill once, adding the slots in order.
@@ -287,7 +287,7 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, co
     args.work_begin = args.work + sizeof(WorkItem) * plan.work.items.size();
   }
   auto params = args.pointers();
-  launch_on(main, plan.main, stream, params.data());
+  launch_on(*kernels.main, plan.main, stream, params.data());
   if (pieces)
     run_reduce({partials, config.split_k, static_cast<int>(p.m), static_cast<int>(p.n), plan.split_k_ld, c,
                 p.effective_ldc(), p.alpha, p.beta, triangle_code(fill_triangle(p.fill))},

@@ -35,6 +35,17 @@ namespace jitgemm {
 
 class TemplateStore;
 
+// The kernels a plan launches, looked up (and compiled, the first time) once per plan: a
+// launch through them takes no lock. Non-owning: the main kernel's owner and the launcher keep
+// them alive.
+struct PlanKernels {
+  const cuda::Function* main = nullptr;
+  const cuda::Function* expand_a = nullptr;  // the dense copy of a structured A (PlannedOperand::expanded)
+  const cuda::Function* expand_b = nullptr;
+  const cuda::Function* split_a = nullptr;   // wgmma: the pre-pass that writes A' planes (plan.prepass_a)
+  const cuda::Function* split_b = nullptr;   // wgmma: the same for B'
+};
+
 class GemmLauncher {
  public:
   // `sm_count`: the device's SMs (persistent kernels launch at most one CTA per SM).
@@ -45,9 +56,18 @@ class GemmLauncher {
   // it cannot run.
   LaunchPlan plan(const cuda::Function& main, const KernelConfig& config, const ProblemKey& key);
 
-  // Runs `plan`'s main kernel `main` and whatever its family needs on a call `p` of the plan's
-  // key (sizes, transposes and structure as planned; p gives the leading dimensions, alpha and
-  // beta). `workspace` holds plan.workspace.total_bytes bytes, 256-byte aligned. Thread-safe.
+  // The kernels `plan` launches with `main` as its main kernel (the pre-passes compiled on first
+  // use). Valid as long as `main` and this launcher.
+  PlanKernels kernels(const LaunchPlan& plan, const cuda::Function& main);
+
+  // Runs `plan`'s main kernel and whatever its family needs on a call `p` of the plan's key
+  // (sizes, transposes and structure as planned, operands at addresses of the key's vector
+  // widths; p gives the leading dimensions, alpha and beta). `workspace` holds
+  // plan.workspace.total_bytes bytes, 256-byte aligned. Thread-safe; takes no lock, formats
+  // nothing and allocates nothing unless it throws.
+  void launch(const LaunchPlan& plan, const PlanKernels& kernels, const GemmProblem& p, CUdeviceptr a, CUdeviceptr b,
+              CUdeviceptr c, CUdeviceptr workspace, CUstream stream) const;
+  // The same with kernels(plan, main) looked up first.
   void launch(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main, CUdeviceptr a, CUdeviceptr b,
               CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
 
@@ -62,31 +82,32 @@ class GemmLauncher {
               CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
 
  private:
-  void launch_split_k(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main, CUdeviceptr a,
-                      CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
+  void launch_split_k(const LaunchPlan& plan, const PlanKernels& kernels, const GemmProblem& p, CUdeviceptr a,
+                      CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) const;
   // fp32/split_k_reduce.cu over args.m x args.n outputs.
   void run_reduce(SplitKReduceArgs args, CUstream stream) const;
-  void launch_wgmma(const LaunchPlan& plan, const GemmProblem& p, const cuda::Function& main, CUdeviceptr a,
-                    CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream);
+  void launch_wgmma(const LaunchPlan& plan, const PlanKernels& kernels, const GemmProblem& p, CUdeviceptr a,
+                    CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) const;
   // The structured operands the plan copies dense (PlannedOperand::expanded): a, b and their
   // leading dimensions replaced by the copies'.
-  void expand_structured(const LaunchPlan& plan, CUdeviceptr& a, int64_t& lda, CUdeviceptr& b, int64_t& ldb,
-                         CUdeviceptr workspace, CUstream stream);
+  void expand_structured(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a, int64_t& lda,
+                         CUdeviceptr& b, int64_t& ldb, CUdeviceptr workspace, CUstream stream) const;
   // Where the kernel reads the plan's work list (0 without one): the plan's device copy, or
   // else its workspace region, uploaded now.
   CUdeviceptr work_list(const LaunchPlan& plan, CUdeviceptr workspace, CUstream stream) const;
-  const cuda::Function& split_operand(int planes, bool transpose, int vec, Structure structure);
-  // The pre-pass (tf32/split_operand.cu) over `rows` rows of `k` values of `src` into planes
-  // of ld_dst floats per row: planes 2 (tf32x3), 1 (tf32) or 0 (raw copy), from a transposed
-  // (rows-contiguous) source, read as `structure` says (its stored triangle only).
+  // The pre-pass (tf32/split_operand.cu) writes `rows` rows of `k` values of its source into
+  // planes of ld_dst floats per row: planes 2 (tf32x3), 1 (tf32) or 0 (raw copy), from a
+  // transposed (rows-contiguous) source, read as `structure` says (its stored triangle only).
   struct SplitMode {
     int planes;
     bool transposed;
     Structure structure;
   };
-  void run_split_operand(SplitMode mode, CUdeviceptr src, int64_t ld_src, int64_t rows, int64_t k, CUdeviceptr big,
-                         CUdeviceptr small, int64_t ld_dst, CUdeviceptr flag, CUstream stream);
-  CUtensorMap tensor_map(CUdeviceptr plane, int64_t rows, int64_t k, int64_t ld, int box_rows, int box_k);
+  // Its kernel for a source of vector width `vec` (compiled on first use; locks).
+  const cuda::Function& split_operand(SplitMode mode, int vec);
+  void run_split_operand(const cuda::Function& fn, Structure structure, CUdeviceptr src, int64_t ld_src, int64_t rows,
+                         int64_t k, CUdeviceptr big, CUdeviceptr small, int64_t ld_dst, CUdeviceptr flag,
+                         CUstream stream) const;
   // CTA-pair kernels: how many SMs their co-resident clusters cover (a persistent grid larger
   // than that would leave clusters waiting for others to finish).
   int cluster_slots(const cuda::Function& main, const KernelConfig& config);
@@ -96,11 +117,8 @@ class GemmLauncher {
   int sm_count_;
   cuda::Module reduce_module_;
   cuda::Function reduce_;
-  std::mutex mutex_;  // guards the caches below
+  std::mutex mutex_;  // guards the caches below (std::map: their entries never move)
   std::map<std::tuple<int, bool, int, Structure>, CompiledModule> split_operand_;
-  // Tensor maps encode (address, shape, stride, box): the same address and shape give the
-  // same map, so it is encoded once (the cache is emptied at kMaxTensorMaps entries).
-  std::map<std::tuple<CUdeviceptr, int64_t, int64_t, int64_t, int, int>, CUtensorMap> tensor_maps_;
   std::map<CUfunction, int> cluster_slots_;
 };
 

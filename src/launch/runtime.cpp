@@ -31,6 +31,7 @@
 #include "launch/memoized_selector.hpp"
 #include "launch/operand_checks.hpp"
 #include "launch/plan_cache.hpp"
+#include "launch/served_problem.hpp"
 #include "launch/workspace_pool.hpp"
 #include "problem/gemm_work.hpp"
 #include "problem/problem_key.hpp"
@@ -130,7 +131,13 @@ struct Runtime::Impl {
         database_path(first_non_empty(options.database_path, "JITGEMM_TUNING_DB", shipped_database())),
         selector(load_selector(database_path, device, info, templates)) {}
 
-  // A validated, checked product: selection (database) -> module cache -> plan -> launch.
+  const uint64_t owner = ThreadServeCache::new_owner();
+  // Bumped when the database changes (tune): the threads' serve caches then miss and select
+  // again. Read before a selection, so a cache entry never outlives the database it came from.
+  std::atomic<uint64_t> generation{0};
+
+  // A validated, checked product: the thread's serve cache, else selection (database) ->
+  // module cache -> plan; then the launch.
   void serve(const GemmProblem& problem, const float* a, const float* b, float* c, CUstream_st* stream) {
     const GemmWork work = gemm_work(problem);
     if (work == GemmWork::None) return;  // an empty C: nothing to do (BLAS)
@@ -141,25 +148,48 @@ struct Runtime::Impl {
       return;
     }
     const ProblemKey key = make_problem_key(problem, a, b, c);
+    const uint64_t gen = generation.load(std::memory_order_acquire);
+    const ServedProblem* served = ThreadServeCache::find(owner, gen, key);
+    if (served == nullptr) {
+      std::shared_ptr<const ServedProblem> made = make_served(key, cu_stream, problem);
+      served = made.get();
+      ThreadServeCache::remember(owner, gen, std::move(made));  // keeps it alive for the launch
+    }
+    launch(*served, problem, a, b, c, cu_stream);
+  }
+
+  // Selection -> module cache -> plan -> the plan's kernels, for a key not in the thread's cache.
+  std::shared_ptr<const ServedProblem> make_served(const ProblemKey& key, CUstream stream, const GemmProblem& problem) {
+    auto served = std::make_shared<ServedProblem>();
+    served->key = key;
     KernelConfig config;
     {
       std::lock_guard lock(database_mutex);
       const ServingDecision& decision = selector.select(key);
-      count(decision);
+      served->rule = decision.rule;
+      served->stale = decision.stale();
       config = decision.config;
     }
-    const KernelSpecialization spec = specialization_of(key);
-    const bool capturing = cuda::is_capturing(cu_stream);
-    if (capturing && !plans.find(config, key))
+    if (stream != nullptr && cuda::is_capturing(stream) && !plans.find(config, key))
       throw NotSupported(fmt::format(
           "Runtime::gemm: {} is captured into a CUDA graph before it ever ran: run it once outside the capture first "
           "(a warm-up compiles its kernel and uploads its launch plan, which a capture cannot do)",
           problem.to_string()));
-    const LoadedKernel& kernel = kernels.get(config, spec);
-    const std::shared_ptr<const LaunchPlan> plan = plans.get(launcher, kernel.function, config, key);
-    const WorkspacePool::Lease workspace = workspaces.get(cu_stream, plan->workspace.total_bytes, capturing);
-    launcher.launch(*plan, problem, kernel.function, reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),
-                    reinterpret_cast<CUdeviceptr>(c), workspace.get(), cu_stream);
+    const LoadedKernel& kernel = kernels.get(config, specialization_of(key));
+    served->plan = plans.get(launcher, kernel.function, config, key);
+    served->kernels = launcher.kernels(*served->plan, kernel.function);
+    return served;
+  }
+
+  // The launch of a served key with the call's leading dimensions, alpha, beta and operands.
+  void launch(const ServedProblem& served, const GemmProblem& problem, const float* a, const float* b, float* c,
+              CUstream stream) {
+    count(served.rule, served.stale);
+    const size_t bytes = served.plan->workspace.total_bytes;
+    const bool capturing = bytes > 0 && cuda::is_capturing(stream);
+    const WorkspacePool::Lease workspace = workspaces.get(stream, bytes, capturing);
+    launcher.launch(*served.plan, served.kernels, problem, reinterpret_cast<CUdeviceptr>(a),
+                    reinterpret_cast<CUdeviceptr>(b), reinterpret_cast<CUdeviceptr>(c), workspace.get(), stream);
   }
 
   // One gradient (jitgemm/backward.hpp): its product, the transposed product added for a
@@ -177,11 +207,12 @@ struct Runtime::Impl {
       zero_diagonal(reinterpret_cast<CUdeviceptr>(out), p.m, p.n, p.effective_ldc(), reinterpret_cast<CUstream>(stream));
   }
 
-  void count(const ServingDecision& d) {
-    const ServeRule rule = to_serve_rule(d.rule);
-    (rule == ServeRule::Exact ? exact : rule == ServeRule::Nearest ? nearest : fallback)++;
-    if (d.stale()) stale++;
-    last_rule = static_cast<int>(rule);
+  void count(ServingRule serving_rule, bool is_stale) {
+    const ServeRule rule = to_serve_rule(serving_rule);
+    (rule == ServeRule::Exact ? exact : rule == ServeRule::Nearest ? nearest : fallback)
+        .fetch_add(1, std::memory_order_relaxed);
+    if (is_stale) stale.fetch_add(1, std::memory_order_relaxed);
+    last_rule.store(static_cast<int>(rule), std::memory_order_relaxed);
   }
 };
 
@@ -207,6 +238,51 @@ void Runtime::gemm_backward(const GemmProblem& problem, const float* dc, const f
   if (db != nullptr) impl_->serve_gradient(grads.db, db_operands(grads.db, ptrs), stream);
 }
 
+struct GemmPlan::State {
+  Runtime::Impl* runtime = nullptr;
+  GemmProblem problem;
+  std::shared_ptr<const ServedProblem> served;  // null when the problem multiplies nothing
+};
+
+GemmPlan Runtime::plan(const GemmProblem& problem) {
+  problem.validate("Runtime::plan");
+  auto state = std::make_shared<GemmPlan::State>();
+  state->runtime = impl_.get();
+  state->problem = problem;
+  if (gemm_work(problem) == GemmWork::Product) {
+    impl_->context.make_current();
+    // The key of 16-byte aligned operands (make_problem_key assumes 256-byte aligned ones).
+    state->served = impl_->make_served(make_problem_key(problem), nullptr, problem);
+  }
+  GemmPlan plan;
+  plan.state_ = std::move(state);
+  return plan;
+}
+
+void GemmPlan::run(const float* a, const float* b, float* c, CUstream_st* stream) const {
+  if (state_ == nullptr) throw InvalidArgument("GemmPlan::run: the plan is empty (default-constructed or moved from)");
+  const GemmProblem& p = state_->problem;
+  check_operands(p, a, b, c, "GemmPlan::run");
+  Runtime::Impl& runtime = *state_->runtime;
+  const ServedProblem* served = state_->served.get();
+  // Operands at other alignments than the plan's take another kernel: Runtime::gemm's path.
+  if (served == nullptr || vector_width(p.effective_lda(), a) != served->key.vec_a ||
+      vector_width(p.effective_ldb(), b) != served->key.vec_b || vector_width(p.effective_ldc(), c) != served->key.vec_c)
+    return runtime.serve(p, a, b, c, stream);
+  runtime.context.make_current();
+  runtime.launch(*served, p, a, b, c, reinterpret_cast<CUstream>(stream));
+}
+
+const GemmProblem& GemmPlan::problem() const {
+  if (state_ == nullptr) throw InvalidArgument("GemmPlan::problem: the plan is empty");
+  return state_->problem;
+}
+
+std::string GemmPlan::kernel() const {
+  if (state_ == nullptr) throw InvalidArgument("GemmPlan::kernel: the plan is empty");
+  return state_->served != nullptr ? state_->served->plan->config.name() : std::string();
+}
+
 double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {
   check_tunable(problem, "Runtime::tune");
   Impl& im = *impl_;
@@ -222,6 +298,7 @@ double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {
   if (options.write_database) TuningDatabase::save_merged(im.database_path, {record});
   std::lock_guard lock(im.database_mutex);
   im.selector.upsert(std::move(record));
+  im.generation.fetch_add(1, std::memory_order_acq_rel);
   return result.best()->timing.median_ms;
 }
 

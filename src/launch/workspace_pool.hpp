@@ -5,12 +5,18 @@
 // graph owns that memory, and no later growth of a pooled buffer can pull it from under a
 // replay. Thread-safe. Pooled buffers live until the Runtime goes.
 //
+// A repeated call takes no lock: each thread remembers the last buffer it was given (pool,
+// stream, address, size) with the pool's generation, which every growth of any buffer bumps;
+// a remembered buffer of the current generation is still the stream's.
+//
 //   WorkspacePool::Lease ws = workspaces.get(stream, plan.workspace.total_bytes);
 //   launcher.launch(..., ws.get(), stream);   // ws released after the launches are queued
 #pragma once
 
 #include <cuda.h>
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <mutex>
 
@@ -44,8 +50,12 @@ class WorkspacePool {
   Lease get(CUstream stream, size_t bytes, bool capturing);
 
  private:
+  const uint64_t id_ = next_id();  // names this pool in the threads' memories
+  std::atomic<uint64_t> generation_{0};
   std::mutex mutex_;
   std::map<CUstream, cuda::DeviceBuffer> buffers_;
+
+  static uint64_t next_id() noexcept;
 };
 
 }  // namespace jitgemm

@@ -67,9 +67,10 @@ void GemmProblem::validate(std::string_view where) const {
     if (value < 0) fail(fmt::format("{}={} must be >= 0", name, value));
     if (value > kMaxDim) fail(fmt::format("{}={} exceeds the supported maximum {}", name, value, kMaxDim));
   }
-  // ld must cover the stored row: `layout` says which storage the rule comes from.
+  // ld must cover the stored row: `layout` says which storage the rule comes from (a literal:
+  // the success path formats nothing).
   auto check_ld = [&](const char* ld_name, int64_t ld, int64_t row_length, int64_t rows, const char* operand,
-                      const char* row_name, const std::string& layout) {
+                      const char* row_name, const char* layout) {
     if (ld < 0) fail(fmt::format("{}={} must be >= 0 (0 means tight)", ld_name, ld));
     if (ld != 0 && ld < row_length)
       fail(fmt::format("{}={} is smaller than {}={} for row-major {}{}", ld_name, ld, row_name, row_length, operand,
@@ -79,9 +80,9 @@ void GemmProblem::validate(std::string_view where) const {
       fail(fmt::format("{}={} with {} rows addresses more than 2^40 elements of {}", ld_name, eff, rows, operand));
   };
   check_ld("lda", lda, stored_shape_a(*this).cols, stored_shape_a(*this).rows, "A", trans_a == Op::N ? "K" : "M",
-           fmt::format(" (trans_a={})", jitgemm::to_string(trans_a)));
+           trans_a == Op::N ? " (trans_a=N)" : " (trans_a=T)");
   check_ld("ldb", ldb, stored_shape_b(*this).cols, stored_shape_b(*this).rows, "B", trans_b == Op::N ? "N" : "K",
-           fmt::format(" (trans_b={})", jitgemm::to_string(trans_b)));
+           trans_b == Op::N ? " (trans_b=N)" : " (trans_b=T)");
   check_ld("ldc", ldc, n, m, "C", "N", "");
   // The kernels step between rows of A and B with 32-bit byte offsets.
   for (auto [name, ld] : {std::pair{"lda", effective_lda()}, std::pair{"ldb", effective_ldb()}})

@@ -1,0 +1,66 @@
+#include "exec/tensor_maps.hpp"
+
+#include <array>
+
+#include "cuda/driver_api.hpp"
+
+namespace jitgemm {
+namespace {
+
+struct MapKey {
+  CUdeviceptr base = 0;
+  int64_t rows = 0, k = 0, ld = 0;
+  int box_rows = 0, box_k = 0;
+  friend bool operator==(const MapKey&, const MapKey&) = default;
+};
+
+// Slots per thread: a launch encodes up to 4 maps, and a thread serving a few problems with
+// fixed operands keeps them all (2 KiB of maps per slot set of 16).
+constexpr size_t kSlots = 64;
+
+struct Slot {
+  MapKey key;
+  CUtensorMap map;
+  bool used = false;
+};
+
+size_t slot_of(const MapKey& k) {
+  uint64_t h = k.base * 0x9e3779b97f4a7c15ull;
+  for (int64_t v : {k.rows, k.k, k.ld, int64_t{k.box_rows} << 8 | k.box_k})
+    h = (h ^ static_cast<uint64_t>(v)) * 0x100000001b3ull;
+  return static_cast<size_t>(h >> 32) % kSlots;
+}
+
+CUtensorMap encode(const MapKey& key) {
+  CUtensorMap map;
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(key.k), static_cast<cuuint64_t>(key.rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(key.ld) * sizeof(float)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(key.box_k), static_cast<cuuint32_t>(key.box_rows)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUtensorMapSwizzle swizzle = key.box_k == 32   ? CU_TENSOR_MAP_SWIZZLE_128B
+                                     : key.box_k == 16 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                                       : CU_TENSOR_MAP_SWIZZLE_32B;
+  JITGEMM_CU(cuda::driver().cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+                                                   reinterpret_cast<void*>(key.base), dims, strides, box,
+                                                   element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                                                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+             "matrix {:#x}, {} rows x {} K, ld {}, box {}x{}", key.base, key.rows, key.k, key.ld, key.box_rows,
+             key.box_k);
+  return map;
+}
+
+}  // namespace
+
+CUtensorMap operand_tensor_map(CUdeviceptr base, int64_t rows, int64_t k, int64_t ld, int box_rows, int box_k) {
+  thread_local std::array<Slot, kSlots> slots;
+  const MapKey key{base, rows, k, ld, box_rows, box_k};
+  Slot& slot = slots[slot_of(key)];
+  if (!slot.used || !(slot.key == key)) {
+    slot.map = encode(key);  // throws before the slot changes
+    slot.key = key;
+    slot.used = true;
+  }
+  return slot.map;
+}
+
+}  // namespace jitgemm
