@@ -11,6 +11,7 @@
 #include "codegen/template_store.hpp"
 #include "cuda/device_buffer.hpp"
 #include "cuda/driver_api.hpp"
+#include "exec/compiled_module.hpp"
 #include "exec/gemm_launch.hpp"
 #include "exec/kernel_args.hpp"
 #include "launch/kernel_cache.hpp"
@@ -73,16 +74,33 @@ DispatchFigures measure_dispatch(Runtime& runtime, const Compiler& compiler, int
   const LoadedKernel& kernel = kernels.get(config, specialization_of(key));
   GemmLauncher launcher(compiler, TemplateStore::active(), sm_count);
   const LaunchPlan lp = launcher.plan(kernel.function, config, key);
-  if (config.family() == KernelFamily::Wgmma || config.split_k > 1 || lp.workspace.total_bytes > 0) return f;
-  GemmKernelArgs args(p, a.get(), b.get(), c.get());
+  if (config.family() == KernelFamily::Wgmma) return f;  // pre-passes and tensor maps: not one launch
+  // The split-K sequence: the main kernel writes split_k partial products to the workspace and
+  // fp32/split_k_reduce.cu adds them (as GemmLauncher::launch_split_k and run_reduce do).
+  const bool split = config.split_k > 1;
+  cuda::DeviceBuffer workspace(std::max<size_t>(lp.workspace.total_bytes, 256));
+  const CUdeviceptr partials = workspace.get() + lp.workspace.split_k_partials.offset;
+  GemmProblem main_problem = p;
+  if (split) main_problem.alpha = 1.0f, main_problem.beta = 0.0f, main_problem.ldc = lp.split_k_ld;
+  GemmKernelArgs args(main_problem, a.get(), b.get(), split ? partials : c.get());
   auto params = args.pointers();
-  const CUfunction fn = kernel.function.handle;
+  const CompiledModule reducer = compile_module(compiler, TemplateStore::active().expand_includes("fp32/split_k_reduce.cu"),
+                                                "split_k_reduce", {}, "fp32/split_k_reduce.cu");
+  SplitKReduceArgs reduce{partials, config.split_k, 64, 64, lp.split_k_ld, c.get(), 64, p.alpha, p.beta, 0};
+  auto reduce_params = reduce.pointers();
+  const unsigned reduce_blocks = 16;  // 64 x 64 outputs / 256 threads
+  const CUfunction fn = kernel.function.handle, reduce_fn = reducer.function.handle;
   const LaunchGeometry g = lp.main;
+  f.launches = split ? 2 : 1;
   f.raw_launch_us = host_us_per_call(
       [&] {
         JITGEMM_CU(cuda::driver().cuLaunchKernel(fn, g.grid_x, g.grid_y, g.grid_z, g.block_x, 1, 1,
                                                  static_cast<unsigned>(g.smem_bytes), stream, params.data(), nullptr),
                    "raw launch");
+        if (split)
+          JITGEMM_CU(cuda::driver().cuLaunchKernel(reduce_fn, reduce_blocks, 1, 1, 256, 1, 1, 0, stream,
+                                                   reduce_params.data(), nullptr),
+                     "raw reduce launch");
       },
       stream);
   return f;
