@@ -3,14 +3,13 @@
 
 #include <fmt/format.h>
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
 
 #include "codegen/kernel_family.hpp"
+#include "common/library_directory.hpp"
 #include "codegen/template_store.hpp"
 #include "compile/binary_cache.hpp"
 #include "compile/compiler.hpp"
@@ -73,9 +72,8 @@ Environments this_machine(const cuda::DeviceInfo& info, const TemplateStore& tem
 std::string shipped_database() {
   namespace fs = std::filesystem;
   if (fs::exists(JITGEMM_SHIPPED_DB)) return JITGEMM_SHIPPED_DB;
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<const void*>(&shipped_database), &info) != 0 && info.dli_fname != nullptr) {
-    const fs::path installed = fs::path(info.dli_fname).parent_path().parent_path() / "share/jitgemm/jitgemm_tuning.json";
+  if (const fs::path lib_dir = library_directory(); !lib_dir.empty()) {
+    const fs::path installed = lib_dir.parent_path() / "share/jitgemm/jitgemm_tuning.json";
     if (fs::exists(installed)) return installed.string();
   }
   return JITGEMM_SHIPPED_DB;

@@ -1,7 +1,6 @@
 // Spawning, talking to and reaping a tuning worker (see worker_process.hpp).
 #include "tune/worker_process.hpp"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "common/library_directory.hpp"
 #include "jitgemm/error.hpp"
 
 extern char** environ;
@@ -228,9 +228,7 @@ std::filesystem::path find_tuning_worker() {
     if (usable(env)) return env;
     throw Error(fmt::format("tune: JITGEMM_TUNE_WORKER={} is not an executable file", env));
   }
-  Dl_info info{};
-  if (::dladdr(reinterpret_cast<const void*>(&find_tuning_worker), &info) != 0 && info.dli_fname != nullptr) {
-    const fs::path lib_dir = fs::absolute(info.dli_fname).parent_path();
+  if (const fs::path lib_dir = library_directory(); !lib_dir.empty()) {
     for (const fs::path& p : {lib_dir / kName, lib_dir.parent_path() / "libexec/jitgemm" / kName})
       if (usable(p)) return p;
   }
