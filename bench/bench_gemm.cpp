@@ -7,6 +7,7 @@
 // and both errors. Also writes bench/results/<gpu>.json (each row names its baseline). The
 // gradients of the reference Models are rows <id>_backward (their own section below).
 #include "dispatch_bench.hpp"
+#include "gpu_telemetry.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/chrono.h>
@@ -48,6 +49,7 @@ struct BenchRow {
   std::string baseline;  // "cublas_sgemm", "cublas_tf32", "cublas_strmm_tril", "cublas_tf32_tril"
   double jitgemm_ms = 0, baseline_ms = 0, relerr = 0, baseline_relerr = 0;
   int products = 1;  // products of the problem's size one timing covers (TFLOP/s): 2 for a gradient row
+  RowTelemetry telemetry;  // the GPU during jitgemm's timed runs
 };
 
 // What jitgemm is compared with: the mode's cuBLAS GEMM on the dense operands, and for a
@@ -87,6 +89,7 @@ struct BenchEnv {
   cuda::DeviceBuffer flush{2 * static_cast<size_t>(info.l2_bytes)};
   cuda::Event start, stop;
   std::vector<BenchRow> rows;
+  GpuTelemetry telemetry{0};
   std::vector<DispatchFigures> dispatch;  // host cost per call, 64 x 64 x 64 (dispatch_bench.hpp)
   double db_load_ms = 0;                  // Runtime construction + first launch of a tuned problem
 };
@@ -125,12 +128,16 @@ void measure_row(benchmark::State& state, BenchEnv& env, BenchRow row, const std
   row.baseline_relerr = error();
   for (int i = 0; i < 3; ++i) { run_jitgemm(s); run_cublas(s); }  // warm-up
   std::vector<double> ours, theirs;
+  env.telemetry.start();
   for (auto _ : state) {
+    env.telemetry.record(true);
     const double ms = timed(env, run_jitgemm);
+    env.telemetry.record(false);
     ours.push_back(ms);
     theirs.push_back(timed(env, run_cublas));
     state.SetIterationTime(ms / 1e3);
   }
+  row.telemetry = env.telemetry.stop();
   row.jitgemm_ms = summarize(ours).median_ms;
   row.baseline_ms = summarize(theirs).median_ms;
   state.counters["jitgemm_ms"] = row.jitgemm_ms;
@@ -139,6 +146,8 @@ void measure_row(benchmark::State& state, BenchEnv& env, BenchRow row, const std
   state.counters["speedup"] = row.baseline_ms / row.jitgemm_ms;
   state.counters["relerr"] = row.relerr;
   state.counters["cublas_relerr"] = row.baseline_relerr;
+  state.counters["sm_mhz"] = row.telemetry.sm_clock_mhz;
+  state.counters["power_w"] = row.telemetry.power_w;
   env.rows.push_back(std::move(row));
 }
 
@@ -348,7 +357,18 @@ void write_results(const BenchEnv& env) {
                          {"jitgemm_ms", r.jitgemm_ms}, {"baseline", r.baseline},
                          {"baseline_ms", r.baseline_ms},
                          {"speedup", r.baseline_ms / r.jitgemm_ms}, {"relerr", r.relerr},
-                         {"baseline_relerr", r.baseline_relerr}, {"described", r.problem.to_string()}});
+                         {"baseline_relerr", r.baseline_relerr}, {"described", r.problem.to_string()},
+                         {"tflops", r.products * tflops(r.problem, r.jitgemm_ms)},
+                         {"gpu", {{"samples", r.telemetry.samples},
+                                  {"sm_clock_mhz", r.telemetry.sm_clock_mhz},
+                                  {"min_sm_clock_mhz", r.telemetry.min_sm_clock_mhz},
+                                  {"power_w", r.telemetry.power_w},
+                                  {"max_power_w", r.telemetry.max_power_w},
+                                  {"power_limit_w", r.telemetry.power_limit_w},
+                                  {"max_temperature_c", r.telemetry.max_temperature_c},
+                                  {"power_capped", r.telemetry.power_capped},
+                                  {"thermal_or_hw_slowdown", r.telemetry.thermal_or_hw}}}});
+  if (!env.telemetry.unavailable().empty()) j["gpu_telemetry"] = env.telemetry.unavailable();
   // Host cost per call (64 x 64 x 64): the top-level figures are the worst mode's.
   double dispatch_us = 0, raw_launch_us = 0;
   j["dispatch"] = nlohmann::json::array();
@@ -366,12 +386,15 @@ void write_results(const BenchEnv& env) {
   std::ofstream file(path);
   file << j.dump(2) << "\n";
   if (!file.flush()) fmt::print(stderr, "jitgemm-bench: could not write {}\n", path);
-  fmt::print("\nwrote {}\n\n{:<28} {:>6} {:>11} {:>18} {:>10} {:>8} {:>9} {:>10} {:>10}\n", path, "problem", "mode",
-             "jitgemm ms", "baseline", "base ms", "speedup", "TFLOP/s", "relerr", "base err");
+  fmt::print("\nwrote {}\n\n{:<28} {:>6} {:>11} {:>18} {:>10} {:>8} {:>9} {:>10} {:>10} {:>6} {:>6} {:>5}\n", path,
+             "problem", "mode", "jitgemm ms", "baseline", "base ms", "speedup", "TFLOP/s", "relerr", "base err", "MHz",
+             "W", "cap%");
   for (const auto& r : env.rows)
-    fmt::print("{:<28} {:>6} {:>11.3f} {:>18} {:>10.3f} {:>7.2f}x {:>9.1f} {:>10.2e} {:>10.2e}\n", r.id,
-               to_string(r.problem.precision), r.jitgemm_ms, r.baseline, r.baseline_ms, r.baseline_ms / r.jitgemm_ms,
-               r.products * tflops(r.problem, r.jitgemm_ms), r.relerr, r.baseline_relerr);
+    fmt::print("{:<28} {:>6} {:>11.3f} {:>18} {:>10.3f} {:>7.2f}x {:>9.1f} {:>10.2e} {:>10.2e} {:>6.0f} {:>6.0f} {:>5.0f}\n",
+               r.id, to_string(r.problem.precision), r.jitgemm_ms, r.baseline, r.baseline_ms,
+               r.baseline_ms / r.jitgemm_ms, r.products * tflops(r.problem, r.jitgemm_ms), r.relerr, r.baseline_relerr,
+               r.telemetry.sm_clock_mhz, r.telemetry.power_w, 100 * r.telemetry.power_capped);
+  if (!env.telemetry.unavailable().empty()) fmt::print("GPU telemetry: {}\n", env.telemetry.unavailable());
   fmt::print("\nhost cost per call, 64x64x64, us\n{:<7} {:>9} {:>9} {:>9} {:>9}  kernel\n", "mode", "gemm", "plan",
              "raw", "launches");
   for (const auto& d : env.dispatch)
