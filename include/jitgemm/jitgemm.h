@@ -51,6 +51,14 @@ jitgemm_status jitgemm_destroy(jitgemm_runtime runtime);
 jitgemm_status jitgemm_gemm(jitgemm_runtime runtime, const jitgemm_problem* problem, const float* a,
                             const float* b, float* c, void* stream);
 
+/* As jitgemm::GemmPlan (Runtime::plan): `problem`'s kernel selected and loaded once; each
+ * jitgemm_plan_run launches it with no lookup (thread-safe, capturable in a CUDA graph).
+ * Destroy plans before their runtime. */
+typedef struct jitgemm_plan_s* jitgemm_plan;
+jitgemm_status jitgemm_plan_create(jitgemm_runtime runtime, const jitgemm_problem* problem, jitgemm_plan* out);
+jitgemm_status jitgemm_plan_run(jitgemm_plan plan, const float* a, const float* b, float* c, void* stream);
+jitgemm_status jitgemm_plan_destroy(jitgemm_plan plan);
+
 /* The gradients of the forward `problem` (jitgemm/backward.hpp; README "Backward"): dA and dB of
  * the Model fill(alpha op(A) op(B)) given dc, on `stream`. da is written stored like A (lda), db
  * like B (ldb); a NULL da or db is not computed (both NULL: nothing happens). project_a /

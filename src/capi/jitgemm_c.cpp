@@ -12,6 +12,10 @@ struct jitgemm_runtime_s {
   jitgemm::Runtime runtime;
 };
 
+struct jitgemm_plan_s {
+  jitgemm::GemmPlan plan;
+};
+
 namespace {
 
 thread_local std::string g_last_error;
@@ -183,6 +187,27 @@ jitgemm_status jitgemm_gemm(jitgemm_runtime runtime, const jitgemm_problem* prob
     require(problem, "jitgemm_gemm: problem");
     runtime->runtime.gemm(to_cpp(*problem), a, b, c, static_cast<CUstream_st*>(stream));
   });
+}
+
+jitgemm_status jitgemm_plan_create(jitgemm_runtime runtime, const jitgemm_problem* problem, jitgemm_plan* out) {
+  return guarded([&] {
+    require(out, "jitgemm_plan_create: out");
+    *out = nullptr;
+    require(runtime, "jitgemm_plan_create: runtime");
+    require(problem, "jitgemm_plan_create: problem");
+    *out = new jitgemm_plan_s{runtime->runtime.plan(to_cpp(*problem))};
+  });
+}
+
+jitgemm_status jitgemm_plan_run(jitgemm_plan plan, const float* a, const float* b, float* c, void* stream) {
+  return guarded([&] {
+    require(plan, "jitgemm_plan_run: plan");
+    plan->plan.run(a, b, c, static_cast<CUstream_st*>(stream));
+  });
+}
+
+jitgemm_status jitgemm_plan_destroy(jitgemm_plan plan) {
+  return guarded([&] { delete plan; });
 }
 
 jitgemm_status jitgemm_gemm_backward(jitgemm_runtime runtime, const jitgemm_problem* problem, const float* dc,

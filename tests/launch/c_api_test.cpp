@@ -25,6 +25,60 @@ TEST(CApi, NullArgumentsAreInvalid) {
   EXPECT_EQ(jitgemm_destroy(nullptr), JITGEMM_SUCCESS);
 }
 
+TEST(CApi, PlanNullArgumentsAreInvalid) {
+  jitgemm_problem p = jitgemm_problem_default(8, 8, 8);
+  jitgemm_plan plan = reinterpret_cast<jitgemm_plan>(0x1);
+  EXPECT_EQ(jitgemm_plan_create(nullptr, &p, &plan), JITGEMM_INVALID_ARGUMENT);
+  EXPECT_EQ(plan, nullptr);  // *out is cleared before anything can fail
+  EXPECT_NE(std::string(jitgemm_last_error()).find("jitgemm_plan_create: runtime is a null pointer"), std::string::npos)
+      << jitgemm_last_error();
+  EXPECT_EQ(jitgemm_plan_create(nullptr, &p, nullptr), JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("jitgemm_plan_create: out is a null pointer"), std::string::npos);
+  EXPECT_EQ(jitgemm_plan_run(nullptr, nullptr, nullptr, nullptr, nullptr), JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("jitgemm_plan_run: plan is a null pointer"), std::string::npos);
+  EXPECT_EQ(jitgemm_plan_destroy(nullptr), JITGEMM_SUCCESS);
+}
+
+// With a device: a plan computes the product (against a float64 host reference), and its run
+// checks the operands as jitgemm_gemm does.
+TEST(CApi, PlanRunsTheProduct) {
+  JITGEMM_REQUIRE_GPU();
+  jitgemm::cuda::PrimaryContext context(0);
+  jitgemm_runtime runtime = nullptr;
+  const std::string db_path = jitgemm::testing::temp_dir("c-api-plan") + "/tuning.json";
+  ASSERT_EQ(jitgemm_create(&runtime, 0, db_path.c_str(), jitgemm::testing::temp_dir("c-api-plan-cache").c_str()),
+            JITGEMM_SUCCESS)
+      << jitgemm_last_error();
+  jitgemm_problem p = jitgemm_problem_default(33, 17, 9);
+  p.trans_a = JITGEMM_OP_T;  // A stored K x M
+  p.alpha = 2.0f;
+  jitgemm_plan plan = nullptr;
+  ASSERT_EQ(jitgemm_plan_create(runtime, &p, &plan), JITGEMM_SUCCESS) << jitgemm_last_error();
+  std::vector<float> a(9 * 33), b(9 * 17), c(33 * 17, NAN);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) - 3.0f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) * 0.5f;
+  jitgemm::cuda::DeviceBuffer a_dev(4 * a.size()), b_dev(4 * b.size()), c_dev(4 * c.size());
+  a_dev.copy_from_host(a.data(), a_dev.size());
+  b_dev.copy_from_host(b.data(), b_dev.size());
+  c_dev.copy_from_host(c.data(), c_dev.size());
+  ASSERT_EQ(jitgemm_plan_run(plan, a_dev.as<const float>(), b_dev.as<const float>(), c_dev.as<float>(), nullptr),
+            JITGEMM_SUCCESS)
+      << jitgemm_last_error();
+  c_dev.copy_to_host(c.data(), c_dev.size());
+  for (int i = 0; i < 33; ++i)
+    for (int j = 0; j < 17; ++j) {
+      double sum = 0;
+      for (int l = 0; l < 9; ++l) sum += double{a[l * 33 + i]} * b[l * 17 + j];
+      ASSERT_EQ(c[i * 17 + j], static_cast<float>(2.0 * sum)) << i << "," << j;  // small integers: exact
+    }
+  EXPECT_EQ(jitgemm_plan_run(plan, nullptr, b_dev.as<const float>(), c_dev.as<float>(), nullptr),
+            JITGEMM_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(jitgemm_last_error()).find("GemmPlan::run: A is a null pointer"), std::string::npos)
+      << jitgemm_last_error();
+  EXPECT_EQ(jitgemm_plan_destroy(plan), JITGEMM_SUCCESS);
+  EXPECT_EQ(jitgemm_destroy(runtime), JITGEMM_SUCCESS);
+}
+
 TEST(CApi, BackwardNullArgumentsAreInvalid) {
   jitgemm_problem p = jitgemm_problem_default(8, 8, 8);
   EXPECT_EQ(jitgemm_gemm_backward(nullptr, &p, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, nullptr),
