@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, run the GPU tests, tune the reference problems and
 # the sweep, run the benchmark (jitgemm and cuBLAS side by side) and print the table.
-# Usage: bash bench/device-run.sh [all|test|python|eval|tune|structured|sweep|bench|sass|reliability|sanitize]...
-#        (default: all, which leaves out reliability and sanitize)
+# Usage: bash bench/device-run.sh [all|test|python|eval|tune|structured|sweep|bench|sass|reliability|sanitize|budget]...
+#        (default: all, which leaves out reliability, sanitize and budget)
+# budget: cold tunes of the reference problems with --budget ${BUDGET:-20} (empty cache and
+# database), then the bench's reference rows served by those records and by the shipped ones.
 # reliability: 20 rounds of tuning against planted bad candidates (tests/gpu/isolated_tuning_test.cpp).
 # sanitize: the small products of every kernel family (SanitizerSmoke) under compute-sanitizer
 # memcheck, racecheck, initcheck and synccheck.
@@ -106,6 +108,28 @@ if only sanitize; then
     grep -E "tests? from .* ran|PASSED|FAILED" "$out/sanitize-$tool.log" | tail -2
     [[ $rc -eq 0 ]] || status=1
   done
+fi
+if only budget; then
+  # Cold, budgeted tunes of the reference problems (an empty binary cache and database), then
+  # the reference rows of the bench served by those records and, in the same call, by the
+  # shipped (exhaustive) ones: the budget's winners against the exhaustive winners.
+  echo "== budgeted cold tune of the reference problems (--budget ${BUDGET:-20})"
+  bdir=$(mktemp -d)
+  for mode in ${TUNE_MODES:-fp32 tf32x3 tf32}; do
+    started=$SECONDS
+    JITGEMM_CACHE_DIR=$bdir/cache JITGEMM_TUNING_DB=$bdir/budget.json \
+      build/jitgemm-tune --reference --precision $mode --jobs 16 --budget ${BUDGET:-20} \
+      2>>"$out/budget-progress.log" | tee -a "$out/budget-tune.log" | grep -v "^skipping" || status=1
+    echo "$mode: the reference problems tuned in $((SECONDS - started)) s wall"
+  done
+  tail -3 "$out/budget-progress.log"
+  rows='^(largeK|symmetric|lowertri|transA)/'
+  for db in "$bdir/budget.json" "$JITGEMM_TUNING_DB"; do
+    echo "== reference rows served by $db"
+    JITGEMM_TUNING_DB=$db build/jitgemm-bench --benchmark_filter="$rows" >"$out/budget-bench.log" 2>&1 || status=1
+    sed -n '/^problem /,/^host cost/p' "$out/budget-bench.log" | grep -v "^host cost"
+  done
+  cp "$bdir/budget.json" "$out/budget-records.json"
 fi
 cp bench/results/*.json "$out/" 2>/dev/null
 cp tuning_db/jitgemm_tuning.json "$out/" 2>/dev/null
