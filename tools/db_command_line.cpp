@@ -25,7 +25,9 @@ void setup_list(CLI::App& app, ListOptions& o) {
 }
 
 void setup_show(CLI::App& app, ShowOptions& o) {
-  CLI::App* cmd = app.add_subcommand("show", "every field of one record and its best candidates");
+  CLI::App* cmd = app.add_subcommand(
+      "show", "every field of one record and its best candidates (from the history file beside the database "
+              "when it has them)");
   cmd->add_option("key", o.key, "record key, or a part of it that matches one record")->required();
   cmd->add_option("--top", o.top, "candidates to list")->check(CLI::Range(1, 1000000));
 }
@@ -37,14 +39,17 @@ void setup_diff(CLI::App& app, DiffOptions& o) {
 }
 
 void setup_merge(CLI::App& app, MergeOptions& o) {
-  CLI::App* cmd = app.add_subcommand("merge", "merge files into OUT (newer tuned_at wins; locked atomic write)");
+  CLI::App* cmd = app.add_subcommand(
+      "merge", "merge files into OUT (newer tuned_at wins; their history files along; locked atomic write); "
+               "'merge X X' rewrites X as the current schema");
   cmd->add_option("OUT", o.out, "database to merge into (created if missing)")->required();
   cmd->add_option("IN", o.inputs, "databases to merge from")->required();
 }
 
 void setup_verify(CLI::App& app, VerifyOptions& o) {
-  CLI::App* cmd = app.add_subcommand("verify", "load with full validation (default: --db); exit 1 on any error");
-  cmd->add_option("FILE", o.files, "database files");
+  CLI::App* cmd = app.add_subcommand(
+      "verify", "load with full validation, and the history file beside each (default: --db); exit 1 on any error");
+  cmd->add_option("FILE", o.files, "database files, or history files (*.history.json)");
 }
 
 void setup_prune(CLI::App& app, PruneOptions& o) {

@@ -36,7 +36,7 @@ struct MergeOptions {
 };
 
 struct VerifyOptions {
-  std::vector<std::string> files;  // empty: --db
+  std::vector<std::string> files;  // empty: --db; a name ending ".history.json" is a history file
 };
 
 struct PruneOptions {

@@ -1,8 +1,11 @@
-// jitgemm-db: list, show, diff, merge, verify, prune and explain (db_explain.hpp) tuning database files.
-// The command line is defined in db_command_line.cpp; here one run function per subcommand,
-// and main, which parses and runs. Exit status: 0 success, 1 "differs" (diff) or "invalid"
-// (verify), 2 errors. Text from a database file is printed through printable() (the table
-// does it for its cells), so a device name cannot steer the terminal.
+// jitgemm-db: list, show, diff, merge, verify, prune and explain (db_explain.hpp) tuning database
+// files and the history files beside them (candidate_history.hpp: show prints a record's
+// candidates from its history, verify checks it, merge carries it along; a damaged history is
+// reported and never stops the database from being read). The command line is defined in
+// db_command_line.cpp; here one run function per subcommand, and main, which parses and runs.
+// Exit status: 0 success, 1 "differs" (diff) or "invalid" (verify), 2 errors. Text from a
+// database file is printed through printable() (the table does it for its cells), so a device
+// name cannot steer the terminal.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -10,13 +13,17 @@
 #include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
 
 #include "codegen/kernel_family.hpp"
+#include "database/atomic_file.hpp"
+#include "database/candidate_history.hpp"
 #include "database/environments.hpp"
 #include "database/printable_text.hpp"
+#include "database/record_compaction.hpp"
 #include "database/tuning_database.hpp"
 #include "db_command_line.hpp"
 #include "db_explain.hpp"
@@ -26,14 +33,19 @@
 namespace jitgemm {
 namespace {
 
-// Loads a file that must exist (a missing file is an empty database only for writers). A path
+// Throws unless the file exists (a missing file is an empty database only for writers). A path
 // that cannot be looked at (a symbolic link loop, a directory without permission) is a
 // DatabaseError naming it, like any other unreadable file.
-TuningDatabase load_existing(const std::string& path) {
+void require_existing(const std::string& path) {
   std::error_code ec;
   const bool exists = std::filesystem::exists(path, ec);
   if (ec) throw DatabaseError(fmt::format("{}: cannot read: {}", path, ec.message()));
   if (!exists) throw DatabaseError(fmt::format("{}: no such file", path));
+}
+
+// Loads a file that must exist.
+TuningDatabase load_existing(const std::string& path) {
+  require_existing(path);
   return TuningDatabase::load(path);
 }
 
@@ -47,6 +59,13 @@ void warn_of_future_dates(const TuningDatabase& db, const std::string& file) {
                  "warning: {}: record {}: tuned_at {} is more than a day after now ({}); merge does not let it "
                  "win by that date\n",
                  file, printable(r.key()), r.tuned_at, format_utc_timestamp(now));
+}
+
+// The history file of the database `path`: beside it, or beside the file it names when it is a
+// symbolic link (where the writers keep it).
+std::filesystem::path history_of(const std::string& path) {
+  std::error_code ec;
+  return history_path_for(std::filesystem::is_symlink(path, ec) ? resolve_links(path) : std::filesystem::path(path));
 }
 
 std::string lower(std::string text) {
@@ -89,29 +108,77 @@ const TuningRecord& find_record(const TuningDatabase& db, const std::string& key
   throw InvalidArgument(message);
 }
 
-void print_candidates(const TuningRecord& r, int top) {
-  std::vector<const CandidateResult*> sorted;
-  for (const CandidateResult& c : r.candidates) sorted.push_back(&c);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const CandidateResult* a, const CandidateResult* b) {
-    bool a_ok = a->outcome == CandidateOutcome::Ok, b_ok = b->outcome == CandidateOutcome::Ok;
+// "860 ok, 36 spills, 206 unrecorded".
+std::string outcome_counts_text(const OutcomeCounts& counts) {
+  std::vector<std::string> parts;
+  for (const auto& [outcome, n] : counts.by_outcome) parts.push_back(fmt::format("{} {}", n, to_string(outcome)));
+  if (counts.unrecorded != 0) parts.push_back(fmt::format("{} unrecorded", counts.unrecorded));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+// The first `top` of `candidates`: the ok ones fastest first, then the others as tried.
+void print_candidate_table(std::vector<CandidateResult> candidates, int top) {
+  std::stable_sort(candidates.begin(), candidates.end(), [](const CandidateResult& a, const CandidateResult& b) {
+    bool a_ok = a.outcome == CandidateOutcome::Ok, b_ok = b.outcome == CandidateOutcome::Ok;
     if (a_ok != b_ok) return a_ok;
-    return a_ok && a->median_ms < b->median_ms;
+    return a_ok && a.median_ms < b.median_ms;
   });
   Table table({"#", "config", "outcome", "time ms", "error", "registers", "spill B", "detail"});
-  for (size_t i = 0; i < sorted.size() && static_cast<int>(i) < top; ++i) {
-    const CandidateResult& c = *sorted[i];
+  for (size_t i = 0; i < candidates.size() && static_cast<int>(i) < top; ++i) {
+    const CandidateResult& c = candidates[i];
     bool timed = c.median_ms > 0, checked = timed || c.rel_error != 0;
     table.add_row({std::to_string(i + 1), c.config.name(), std::string(to_string(c.outcome)),
                    timed ? fmt::format("{:.4f}", c.median_ms) : "-", checked ? fmt::format("{:.2e}", c.rel_error) : "-",
                    std::to_string(c.registers), std::to_string(c.spill_bytes), c.detail});
   }
-  fmt::print("candidates: {} tried, {} listed, top {}:\n{}", r.candidate_count, r.candidates.size(),
-             std::min<size_t>(top, sorted.size()), table.render());
+  fmt::print("{}", table.render());
+}
+
+// The candidates of `r`: the full table from the history file beside the database when it has
+// the record's entry, else the list a file of schema 1-3 kept in the record (`tables`), else the
+// record's own top list, saying which. A damaged history is reported on stderr and the next
+// source shown.
+void print_candidates(const TuningRecord& r, int top, const std::string& db_path, const LoadedDatabase& file) {
+  fmt::print("candidates:  {} tried: {}\n", r.candidate_count, outcome_counts_text(r.outcomes));
+  const std::filesystem::path history_path = history_of(db_path);
+  std::string why_not;
+  try {
+    const TuningHistory history = TuningHistory::load(history_path);
+    if (const CandidateHistory* entry = history.find(r)) {
+      fmt::print("top {} of {} listed, from {}:\n", std::min<size_t>(static_cast<size_t>(top), entry->candidates.size()),
+                 entry->candidates.size(), history_path.string());
+      if (const std::string mismatch = history_mismatch(*entry, r); !mismatch.empty())
+        fmt::print(stderr, "warning: {}: the entry of {} tuned at {}: {}\n", history_path.string(), printable(r.key()),
+                   r.tuned_at, mismatch);
+      print_candidate_table(entry->candidates, top);
+      return;
+    }
+    why_not = std::filesystem::exists(history_path) ? fmt::format("{} has no entry for it", history_path.string())
+                                                    : fmt::format("no history file {}", history_path.string());
+  } catch (const DatabaseError& e) {
+    fmt::print(stderr, "jitgemm-db: {} (showing the candidates the database keeps instead)\n",
+               printable(e.what(), LineBreaks::Keep));
+    why_not = fmt::format("the history file {} is damaged", history_path.string());
+  }
+  for (const CandidateHistory& table : file.tables)
+    if (table.key == r.key() && table.tuned_at == r.tuned_at) {
+      fmt::print("top {} of {} listed, from {} (schema {}: its records list their candidates):\n",
+                 std::min<size_t>(static_cast<size_t>(top), table.candidates.size()), table.candidates.size(), db_path,
+                 file.schema_version);
+      print_candidate_table(table.candidates, top);
+      return;
+    }
+  std::vector<CandidateResult> listed;
+  for (const RankedCandidate& c : r.top) listed.push_back(as_candidate_result(c));
+  fmt::print("top {} of {} ok, from the record ({}):\n", std::min<size_t>(static_cast<size_t>(top), listed.size()),
+             r.outcomes.count(CandidateOutcome::Ok), why_not);
+  print_candidate_table(std::move(listed), top);
 }
 
 int run_show(const ShowOptions& o, const std::string& db_path) {
-  TuningDatabase db = load_existing(db_path);
-  const TuningRecord& r = find_record(db, o.key, db_path);
+  require_existing(db_path);
+  const LoadedDatabase file = TuningDatabase::load_with_tables(db_path);
+  const TuningRecord& r = find_record(file.database, o.key, db_path);
   const KernelConfig& c = r.config;
   fmt::print("key:         {}\n", printable(r.key()));
   fmt::print("problem:     {}\n", r.problem.canonical());
@@ -133,7 +200,7 @@ int run_show(const ShowOptions& o, const std::string& db_path) {
   fmt::print("accuracy:    rel_error {:.3e} (tolerance {:.3e}), cuBLAS {:.3e}\n", r.accuracy.rel_error,
              r.accuracy.tolerance, r.accuracy.cublas_rel_error);
   fmt::print("tuned_at:    {}\n", r.tuned_at);
-  print_candidates(r, o.top);
+  print_candidates(r, o.top, db_path, file);
   return 0;
 }
 
@@ -151,7 +218,8 @@ std::vector<std::string> record_changes(const TuningRecord& a, const TuningRecor
   if (a.timing.median_ms == b.timing.median_ms && a.timing != b.timing) other.push_back("timing");
   if (a.tflops != b.tflops) other.push_back("tflops");
   if (a.accuracy != b.accuracy) other.push_back("accuracy");
-  if (a.candidate_count != b.candidate_count || a.candidates != b.candidates) other.push_back("candidates");
+  if (a.candidate_count != b.candidate_count || a.outcomes != b.outcomes || a.top != b.top)
+    other.push_back("candidates");
   if (a.tuned_at != b.tuned_at) other.push_back("tuned_at");
   if (!other.empty()) out.push_back(fmt::format("{} differ", fmt::join(other, ", ")));
   return out;
@@ -183,35 +251,111 @@ int run_diff(const DiffOptions& o) {
 
 // ---- merge --------------------------------------------------------------------------
 
+// The history file beside `database` (its entries), or none with a warning on stderr when it
+// is damaged: a history never stops a database from being read or merged.
+std::vector<CandidateHistory> history_beside(const std::string& database) {
+  const std::filesystem::path path = history_of(database);
+  try {
+    return TuningHistory::load(path).entries();
+  } catch (const DatabaseError& e) {
+    fmt::print(stderr, "warning: {} (the candidate tables of {} are not merged)\n", printable(e.what(), LineBreaks::Keep),
+               database);
+    return {};
+  }
+}
+
 int run_merge(const MergeOptions& o) {
   TuningDatabase merged;
+  TuningHistory tables;  // of every input: its history file, and the lists of a file of schema 1-3
   for (const std::string& input : o.inputs) {
-    const TuningDatabase in = load_existing(input);
-    warn_of_future_dates(in, input);
-    merged = TuningDatabase::merge(merged, in);
+    require_existing(input);  // a missing input is an error, not an empty database
+    LoadedDatabase in = TuningDatabase::load_with_tables(input);
+    warn_of_future_dates(in.database, input);
+    merged = TuningDatabase::merge(merged, in.database);
+    for (CandidateHistory& table : in.tables) tables.insert(std::move(table));
+    for (CandidateHistory& entry : history_beside(input)) tables.insert(std::move(entry));
   }
   size_t total = 0;
-  TuningDatabase::update(o.out, [&](TuningDatabase& db) {
+  const SaveReport report = TuningDatabase::update_with_history(o.out, [&](TuningDatabase& db, TuningHistory& history) {
     warn_of_future_dates(db, o.out);
     db = TuningDatabase::merge(db, merged);
+    for (const CandidateHistory& entry : tables.entries()) history.insert(entry);  // kept if its record won
     total = db.size();
   });
+  if (!report.warning.empty()) fmt::print(stderr, "warning: {}\n", printable(report.warning, LineBreaks::Keep));
   fmt::print("merged {} records from {} file(s) into {} ({} records)\n", merged.size(), o.inputs.size(), o.out, total);
+  if (report.history_entries >= 0)
+    fmt::print("history: {} ({} candidate tables)\n", history_of(o.out).string(),
+               report.history_entries);
   return 0;
 }
 
 // ---- verify -------------------------------------------------------------------------
 
+// A history file checked on its own and, when `db` is given, against the records of `db`:
+// entries for no record are counted (left from earlier tunings), entries whose candidates are
+// not what their record counts are errors. Returns false when it is damaged or disagrees.
+bool verify_history(const std::filesystem::path& path, const TuningDatabase* db, const std::string& db_path) {
+  TuningHistory history;
+  try {
+    history = TuningHistory::load(path);
+  } catch (const DatabaseError& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return false;
+  }
+  if (db == nullptr) {
+    fmt::print("{}: ok: {} entries\n", path.string(), history.size());
+    return true;
+  }
+  size_t matched = 0, orphans = 0, mismatched = 0;
+  for (const CandidateHistory& entry : history.entries()) {
+    const TuningRecord* r = db->find(entry.key);
+    if (r == nullptr || r->tuned_at != entry.tuned_at) {
+      ++orphans;
+      continue;
+    }
+    ++matched;
+    if (const std::string mismatch = history_mismatch(entry, *r); !mismatch.empty()) {
+      fmt::print(stderr, "{}: the entry of {} tuned at {}: {}\n", path.string(), printable(entry.key), entry.tuned_at,
+                 mismatch);
+      ++mismatched;
+    }
+  }
+  if (mismatched != 0) return false;
+  fmt::print("{}: ok: {} entries, {} of them for records of {}{}\n", path.string(), history.size(), matched, db_path,
+             orphans == 0 ? "" : fmt::format(" ({} of no record: earlier tunings)", orphans));
+  return true;
+}
+
+bool is_history_file(const std::string& path) { return path.ends_with(".history.json"); }
+
+// "<name>.json" for "<name>.history.json".
+std::string database_beside(const std::string& history) {
+  return history.substr(0, history.size() - std::string_view(".history.json").size()) + ".json";
+}
+
 // Every file is checked, whatever the others hold; a date in the future is a warning (the
-// record loads and serves; merge does not believe the date).
+// record loads and serves; merge does not believe the date). A database's history file is
+// checked with it when there is one; a file named "*.history.json" is checked as a history
+// (against the database beside it, when there is one).
 int run_verify(const VerifyOptions& o, const std::string& db_path) {
   std::vector<std::string> files = o.files.empty() ? std::vector<std::string>{db_path} : o.files;
   int failures = 0;
   for (const std::string& file : files) {
     try {
+      if (is_history_file(file)) {
+        require_existing(file);  // a missing file named on the command line is an error
+        const std::string beside = database_beside(file);
+        std::optional<TuningDatabase> db;
+        if (std::filesystem::exists(beside)) db = TuningDatabase::load(beside);
+        failures += verify_history(file, db ? &*db : nullptr, beside) ? 0 : 1;
+        continue;
+      }
       const TuningDatabase db = load_existing(file);
       fmt::print("{}: ok: {} records\n", file, db.size());
       warn_of_future_dates(db, file);
+      const std::filesystem::path history = history_of(file);
+      if (std::filesystem::exists(history)) failures += verify_history(history, &db, file) ? 0 : 1;
     } catch (const DatabaseError& e) {
       fmt::print(stderr, "{}\n", e.what());
       ++failures;
@@ -273,10 +417,11 @@ int run_prune(const PruneOptions& o, const std::string& db_path) {
     select(load_existing(db_path));
   } else {
     load_existing(db_path);  // refuse a missing or damaged file before taking the lock
-    TuningDatabase::update(db_path, [&](TuningDatabase& db) {
+    const SaveReport report = TuningDatabase::update(db_path, [&](TuningDatabase& db) {
       select(db);
       for (const std::string& key : doomed) db.erase(key);
     });
+    if (!report.warning.empty()) fmt::print(stderr, "warning: {}\n", printable(report.warning, LineBreaks::Keep));
   }
   if (!doomed.empty()) fmt::print("{}", table.render());
   fmt::print("{} {} of {} records from {}\n", o.dry_run ? "would remove" : "removed", doomed.size(), total, db_path);

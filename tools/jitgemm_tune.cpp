@@ -1,6 +1,7 @@
 // jitgemm-tune: tune one problem (flags), a list (JSON file) or the reference set, or with
 // --backward the gradient products of those; show progress and the best so far; print a
-// final table; write the tuning database.
+// final table, and per problem where its time went and what the budgeted search left out;
+// write the tuning database.
 // Without a GPU it says so, then generates and NVRTC-compiles every candidate for sm_90a
 // and prints their resource use. The command line is defined in tune_command_line.cpp.
 // Problem ids and record fields come from files: they are printed through printable() (the
@@ -9,6 +10,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -16,6 +18,7 @@
 #include <set>
 
 #include "codegen/candidate_space.hpp"
+#include "codegen/kernel_family.hpp"
 #include "codegen/template_store.hpp"
 #include "compile/binary_cache.hpp"
 #include "compile/compiler.hpp"
@@ -26,6 +29,7 @@
 #include "database/environments.hpp"
 #include "database/printable_text.hpp"
 #include "database/record_from_tuning.hpp"
+#include "database/shape_distance.hpp"
 #include "database/tuning_database.hpp"
 #include "jitgemm/backward.hpp"
 #include "jitgemm/error.hpp"
@@ -36,6 +40,7 @@
 #include "problem/reference_problems.hpp"
 #include "table.hpp"
 #include "tune/candidate_compiler.hpp"
+#include "tune/candidate_ranking.hpp"
 #include "tune_command_line.hpp"
 #include "tune/tuner.hpp"
 
@@ -123,9 +128,12 @@ void draw_progress(const std::string& id, const TuneProgress& p) {
   const int width = 24;
   const int filled = p.total ? static_cast<int>(width * p.index / p.total) : width;
   std::string best = p.best_ms > 0 ? fmt::format("best {:.3f} ms {}", p.best_ms, p.best_candidate) : "best -";
-  fmt::print(stderr, "\r\033[K{} [{}{}] {}/{} {} {}  {}", printable(id), std::string(filled, '#'),
-             std::string(width - filled, '.'),
-             p.index, p.total, kPhase[static_cast<int>(p.phase)], p.candidate, best);
+  const std::string clock = p.budget_s > 0 ? fmt::format("{:.1f}/{:g} s", p.elapsed_s, p.budget_s)
+                                           : fmt::format("{:.1f} s", p.elapsed_s);
+  const std::string round = p.round > 1 ? fmt::format(" (round {})", p.round) : "";
+  fmt::print(stderr, "\r\033[K{} {} [{}{}] {}/{} {}{} {}  {}", printable(id), clock, std::string(filled, '#'),
+             std::string(width - filled, '.'), p.index, p.total, kPhase[static_cast<int>(p.phase)], round,
+             p.candidate, best);
   if (p.phase == TuneProgress::Phase::Done) fmt::print(stderr, "\n");
   std::fflush(stderr);
 }
@@ -149,6 +157,48 @@ std::vector<NamedProblem> stale_problems(const std::string& db_path, const cuda:
   return list;
 }
 
+// The database's records for this device, for the priors of the budgeted search; none when
+// --no-priors, an exhaustive search, or a file that does not load (said on stderr).
+std::vector<TuningRecord> prior_records(const Options& o, const std::string& db_path) {
+  if (o.no_priors || o.budget_s <= 0) return {};
+  try {
+    return TuningDatabase::load(db_path).records();
+  } catch (const Error& e) {
+    fmt::print(stderr, "warning: no priors for the budgeted search: {}\n", printable(e.what(), LineBreaks::Keep));
+    return {};
+  }
+}
+
+// The winners of the (at most 3) nearest records of the problem's kind on this device, nearest
+// first: the budgeted search tries them first.
+std::vector<KernelConfig> priors_for(const ProblemKey& key, const DeviceKey& device,
+                                     const std::vector<TuningRecord>& records) {
+  std::vector<std::pair<double, const TuningRecord*>> near;
+  for (const TuningRecord& r : records)
+    if (r.device == device && r.problem.same_kind(key)) near.emplace_back(size_distance(r.problem, key), &r);
+  std::sort(near.begin(), near.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second->key() < b.second->key();
+  });
+  std::vector<KernelConfig> priors;
+  for (size_t i = 0; i < std::min<size_t>(near.size(), 3); ++i) priors.push_back(near[i].second->config);
+  return priors;
+}
+
+// Where one tuning's time went and what it left out, one line:
+//   "largeK tf32x3: 18.4 s of 20 s (setup 0.9, compile 15.2 (210 cpu), measure 6.1), 4 rounds; winner rank 3 of 260"
+std::string time_summary(const std::string& id, const TuneResult& r, double budget_s) {
+  const TuneTimes& t = r.times;
+  const std::string budget = budget_s > 0 ? fmt::format(" of {:g} s", budget_s) : " (exhaustive)";
+  std::string line = fmt::format("{} {}: {:.1f} s{} (setup {:.1f}, compile {:.1f} ({:.0f} cpu), measure {:.1f}), {} "
+                                 "round(s)",
+                                 printable(id), to_string(r.problem.precision), t.total_s, budget, t.setup_s,
+                                 t.compile_s, t.compile_cpu_s, t.measure_s, r.rounds);
+  size_t ranked = 0;
+  for (const CandidateMeasurement& c : r.candidates) ranked += c.rank >= 0;
+  if (const CandidateMeasurement* best = r.best()) line += fmt::format("; winner rank {} of {}", best->rank + 1, ranked);
+  return line;
+}
+
 int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler& compiler) {
   cuda::PrimaryContext context(0);
   const cuda::DeviceInfo info = cuda::query_device(0);
@@ -166,14 +216,20 @@ int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler
     problems.insert(problems.end(), stale.begin(), stale.end());
   }
   Table table({"problem", "mode", "jitgemm ms", "cuBLAS ms", "ratio", "error vs fp64", "cuBLAS error", "winner",
-               "ok/tried", "other outcomes"});
+               "ok/tried", "other outcomes", "tune s"});
   std::vector<TuningRecord> records;
+  std::vector<CandidateHistory> histories;  // every candidate of each run, for the history file
   std::vector<std::string> incidents;  // candidates that faulted or hung, with what happened
+  std::vector<std::string> summaries;  // where each tuning's time went
+  const std::vector<TuningRecord> known = prior_records(o, db_path);
   for (const auto& np : problems) {
     TuneSettings settings;
     settings.jobs = o.jobs;
     settings.timing_runs = std::max(20, o.runs);
+    settings.search = search_for_budget(o.budget_s);
+    settings.budget_s = o.budget_s;
     if (o.sample) settings.candidates = tuning_sample(make_problem_key(np.problem));
+    settings.priors = priors_for(make_problem_key(np.problem), device_key(info), known);
     const TuneResult result = tune_problem(np.problem, info, compiler, TemplateStore::active(), settings,
                                            [&](const TuneProgress& p) { draw_progress(np.id, p); });
     int ok = 0;
@@ -188,37 +244,53 @@ int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler
     std::vector<std::string> other_counts;
     for (const auto& [name, count] : others) other_counts.push_back(fmt::format("{} {}", name, count));
     const std::string other_text = other_counts.empty() ? "-" : fmt::format("{}", fmt::join(other_counts, ", "));
+    const std::string tune_s = fmt::format("{:.1f}", result.times.total_s);
+    summaries.push_back(time_summary(np.id, result, settings.search == TuneSearch::Budgeted ? settings.budget_s : 0));
     const auto* best = result.best();
     if (best == nullptr) {
-      table.add_row({np.id, std::string(to_string(np.problem.precision)), "-", fmt::format("{:.3f}", result.cublas_timing.median_ms),
-                     "-", "-", fmt::format("{:.2e}", result.cublas_rel_error), "none passed",
-                     fmt::format("0/{}", result.candidates.size()), other_text});
+      table.add_row({np.id, std::string(to_string(np.problem.precision)), "-",
+                     fmt::format("{:.3f}", result.cublas_timing.median_ms), "-", "-",
+                     fmt::format("{:.2e}", result.cublas_rel_error), "none passed",
+                     fmt::format("0/{}", result.candidates.size()), other_text, tune_s});
       continue;
     }
     table.add_row({np.id, std::string(to_string(np.problem.precision)), fmt::format("{:.3f}", best->timing.median_ms),
                    fmt::format("{:.3f}", result.cublas_timing.median_ms),
                    fmt::format("{:.2f}x", result.cublas_timing.median_ms / best->timing.median_ms),
                    fmt::format("{:.2e}", best->rel_error), fmt::format("{:.2e}", result.cublas_rel_error),
-                   best->config.name(), fmt::format("{}/{}", ok, result.candidates.size()), other_text});
-    records.push_back(make_record(result, device_key(info), current_environment(info, result.template_hash)));
+                   best->config.name(), fmt::format("{}/{}", ok, result.candidates.size()), other_text, tune_s});
+    TunedRecord tuned = make_tuned_record(result, device_key(info), current_environment(info, result.template_hash));
+    records.push_back(std::move(tuned.record));
+    histories.push_back(std::move(tuned.history));
   }
   fmt::print("\n{}", table.render());
+  for (const std::string& line : summaries) fmt::print("time: {}\n", line);
   for (const std::string& line : incidents) fmt::print("isolated: {}\n", line);
   if (!o.no_write && !records.empty()) {
-    const auto report = TuningDatabase::save_merged(db_path, records);
+    const auto report = TuningDatabase::save_merged(db_path, records, histories);
     fmt::print("wrote {} record(s) to {}\n", records.size(), db_path);
     if (!report.warning.empty()) fmt::print(stderr, "warning: {}\n", printable(report.warning, LineBreaks::Keep));
   }
   return 0;
 }
 
-// No GPU: generate and compile every candidate, print registers / smem / spills.
+// No GPU: generate and compile every candidate, print registers / smem / spills, and where the
+// budgeted search's performance model ranks each kernel (1: compiled first; "pruned").
 int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems, const Compiler& compiler) {
   int unusable = 0, total = 0;
   for (const auto& np : problems) {
     const ProblemKey key = make_problem_key(np.problem);
     const auto configs = o.sample ? tuning_sample(key) : tuning_candidates(key);
     const KernelSpecialization spec = specialization_of(key);
+    const CandidateRanking ranking =
+        rank_candidates(key, configs, DeviceModel::hopper(kLargestHopperSms), {2.0, {}, {untuned_config(key)}});
+    std::map<std::string, std::string> model_rank;  // kernel -> its best-ranked config's place
+    const auto render_name = [&](const KernelConfig& c) { return rules_of(c).kernel_name(c, spec); };
+    for (size_t r = 0; r < ranking.order.size(); ++r) {
+      const CandidateRank& c = ranking.order[r];
+      model_rank.emplace(render_name(configs[c.index]),
+                         c.pruned ? "pruned" : fmt::format("{} ({:.0f} us)", r + 1, c.estimate_us));
+    }
     const auto compiled = compile_candidates(configs, spec, compiler, TemplateStore::active(), o.jobs,
                                              [&](size_t done, size_t count, const CompiledCandidate& c) {
                                                fmt::print(stderr, "\r\033[K{} compiled {}/{} {}", printable(np.id), done,
@@ -226,7 +298,7 @@ int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems
                                                std::fflush(stderr);
                                              });
     fmt::print(stderr, "\n");
-    Table table({"kernel", "threads", "registers", "smem B", "stack B", "spill B", "compile ms", "status"});
+    Table table({"kernel", "threads", "registers", "smem B", "stack B", "spill B", "compile ms", "status", "model rank"});
     std::set<std::string> shown;  // split-K variants share their tile's kernel: one row per kernel
     for (const auto& c : compiled) {
       if (!shown.insert(c.rendered.kernel_name).second) continue;
@@ -238,10 +310,11 @@ int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems
                      std::to_string(r.stack_bytes), std::to_string(r.spill_store_bytes + r.spill_load_bytes),
                      fmt::format("{:.0f}", c.outcome.kernel.compile_ms),
                      !c.outcome.ok ? "compile failed" : c.usable() ? (c.outcome.kernel.from_cache ? "ok (cached)" : "ok")
-                                                                   : "spills"});
+                                                                   : "spills",
+                     model_rank.count(c.rendered.kernel_name) ? model_rank.at(c.rendered.kernel_name) : "-"});
     }
-    fmt::print("\n{} ({}, key {}): {} candidates, {} distinct kernels\n{}", printable(np.id), np.problem.to_string(),
-               key.canonical(), compiled.size(), shown.size(), table.render());
+    fmt::print("\n{} ({}, key {}): {} candidates, {} distinct kernels, {} pruned by the model\n{}", printable(np.id),
+               np.problem.to_string(), key.canonical(), compiled.size(), shown.size(), ranking.pruned, table.render());
   }
   fmt::print("\n{} distinct kernels compiled for sm_90a, {} unusable (compile failure or spills)\n", total, unusable);
   return unusable == 0 ? 0 : 1;

@@ -40,8 +40,16 @@ void add_selection_options(CLI::App& app, TuneCommandLine& o) {
 }
 
 void add_run_options(CLI::App& app, TuneCommandLine& o) {
-  app.add_option("--jobs,-j", o.jobs, "parallel NVRTC compiles (0: all cores)")->check(CLI::Range(0, 256));
-  app.add_option("--runs", o.runs, "timed runs per candidate (median; >= 20)")->check(CLI::Range(20, 10000));
+  app.add_option("--jobs,-j", o.jobs, "parallel NVRTC compiles (0: all cores; with a budget all but one)")
+      ->check(CLI::Range(0, 256));
+  app.add_option("--runs", o.runs, "timed runs of each finalist (median; >= 20)")->check(CLI::Range(20, 10000));
+  app.add_option("--budget", o.budget_s,
+                 "seconds of wall time per problem (default 20): candidates ranked by a performance model and "
+                 "pruned, compiled while others are timed, successive halving to the finalists; 0: the exhaustive "
+                 "search (every candidate compiled, verified and timed)")
+      ->check(CLI::Range(0.0, 86400.0));
+  app.add_flag("--no-priors", o.no_priors,
+               "with a budget: do not try the configs of the nearest records in the database first (a cold tune)");
   app.add_option("--db", o.db_path, "tuning database file (default $JITGEMM_TUNING_DB or tuning_db/jitgemm_tuning.json)");
   app.add_option("--cache-dir", o.cache_dir, "NVRTC binary cache directory (default $JITGEMM_CACHE_DIR or ~/.cache/jitgemm)");
   app.add_flag("--no-write", o.no_write, "do not write the tuning database");

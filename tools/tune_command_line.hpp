@@ -31,6 +31,8 @@ struct TuneCommandLine {
   // how
   int jobs = 0;
   int runs = 25;
+  double budget_s = 20;   // seconds per problem (budgeted search); 0: the exhaustive search
+  bool no_priors = false; // do not rank the nearest tuned records' configs first
   std::string db_path;
   std::string cache_dir;
   bool no_write = false;

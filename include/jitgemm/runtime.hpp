@@ -41,6 +41,10 @@ struct ServeExplanation {
 struct TuneOptions {
   int jobs = 0;           // parallel NVRTC compiles; 0 = hardware threads
   int timing_runs = 25;   // median of this many event-timed runs (>= 20)
+  // Seconds of wall time the tuning may take: candidates ranked by a performance model and
+  // pruned, compiled while others are timed, successive halving to the finalists. 0: every
+  // candidate compiled, verified and timed (the exhaustive search: about a minute cold).
+  double budget_s = 20;
   bool write_database = true;
 };
 

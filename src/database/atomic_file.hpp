@@ -29,8 +29,8 @@ class FileLock {
   int fd_ = -1;
 };
 
-// The most a tuning database file may hold: a read stops there with a DatabaseError (the
-// shipped file of 16 records is 6 MB).
+// The most a tuning database or history file may hold: a read stops there with a DatabaseError
+// (the shipped database of 49 records is 123 KB, its history 4.2 MB; 10,000 records are 24 MB).
 inline constexpr size_t kMaxDatabaseFileBytes = size_t{256} << 20;
 
 // `path` with every symbolic link followed (the parts that do not exist yet kept as they are).

@@ -1,5 +1,6 @@
-// The JSON text of a tuning database file as a JSON value, with the position of whatever is
-// wrong with it: the first step of TuningDatabase::parse (the typed reading follows).
+// The JSON text of a tuning database file of schema 1-3 as a JSON value, with the position of
+// whatever is wrong with it: the first step of reading such a file (database_document.hpp; the
+// typed reading follows). Schema 4 is read without a tree (json_cursor.hpp).
 //
 //   nlohmann::json j = parse_json_document(text, "tuning.json");
 //

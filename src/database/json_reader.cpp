@@ -7,20 +7,6 @@
 
 namespace jitgemm {
 
-FieldError::FieldError(std::string path, std::string problem)
-    : std::runtime_error(path.empty() ? problem : path + ": " + problem),
-      path_(std::move(path)),
-      problem_(std::move(problem)) {}
-
-FieldError FieldError::nested_in(std::string_view segment) const {
-  std::string joined(segment);
-  if (!path_.empty()) {
-    if (path_.front() != '[') joined += '.';
-    joined += path_;
-  }
-  return FieldError(std::move(joined), problem_);
-}
-
 namespace json_reader {
 namespace {
 

@@ -8,35 +8,17 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "database/field_error.hpp"
 #include "database/printable_text.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
-
-// A JSON value does not fit its typed field. path() is relative to the value being read;
-// whoever read the enclosing value re-throws nested_in(its member name or index).
-class FieldError : public std::runtime_error {
- public:
-  FieldError(std::string path, std::string problem);
-
-  const std::string& path() const noexcept { return path_; }
-  const std::string& problem() const noexcept { return problem_; }
-
-  // The same error seen from the enclosing value: "stages" inside "config" becomes
-  // "config.stages"; an index segment such as "[3]" joins without a dot.
-  FieldError nested_in(std::string_view segment) const;
-
- private:
-  std::string path_;
-  std::string problem_;
-};
 
 namespace json_reader {
 

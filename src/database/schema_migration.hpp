@@ -1,5 +1,7 @@
-// schema_migration.hpp — the conversions between tuning-database schemas, applied in memory
-// on load (a file is never rewritten by reading it; the next save writes the current schema):
+// schema_migration.hpp — the conversions between tuning-database schemas 1 to 3, applied in
+// memory on load (a file is never rewritten by reading it; the next save writes the current
+// schema); 3 -> 4 (a record's full candidate list ranked into its top candidates and counted
+// by outcome, the list kept for the history file) is record_json.hpp's LegacyRecord:
 //   1 -> 2: a KernelConfig as one flat object of 21 integers shared by every family becomes the
 //           tile and the family's own typed parameters under "params" (tuning_record.cpp reads it);
 //   2 -> 3: every record gains "checksum" (database/record_checksum.hpp). A schema-2 record has

@@ -2,10 +2,13 @@
 // up (exact, then nearest of the same kind, then none: match) and written atomically under an
 // advisory lock so that concurrent tuners never lose each other's records.
 //
-// File format: {"schema_version": 3, "records": [...]}, 2-space indent, records sorted by
-// key() (each opens with its problem, device and config; nested fields sorted by name),
-// so diffs between two files stay readable. Each record carries "checksum" (after tuned_at),
-// the hash of its canonical JSON (record_checksum.hpp), verified on every load.
+// File format (schema 4): {"schema_version": 4, "records": [...]}, records sorted by key(),
+// one member per line and each small object on one line (record_text.hpp), so diffs between
+// two files stay readable. A record keeps its winner, the counts of its candidates by outcome
+// and the kTopCandidates fastest; the full candidate tables go to the history file beside the
+// database (candidate_history.hpp), which the writers below keep and load() never reads. Each
+// record carries "checksum" (after tuned_at), the hash of its values (record_checksum.hpp),
+// verified on every load. Files of schema 1-3 load too (database_document.hpp); a save writes 4.
 //
 // Dates in the future: a record whose tuned_at is later than now + 1 day (is_future_dated)
 // loads, lists and serves like any other, but merge() does not believe its date: it competes
@@ -24,6 +27,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "database/candidate_history.hpp"
 #include "database/tuning_record.hpp"
 
 namespace jitgemm {
@@ -42,31 +46,42 @@ struct RecordMatch {
 struct SaveReport {
   int written = 0;  // save_merged: records given; update: records in the file written
   std::optional<std::filesystem::path> moved_aside;  // where a damaged file was moved
-  std::string warning;                               // says so, for the caller to show
+  std::optional<std::filesystem::path> history_moved_aside;  // where a damaged history was moved
+  int history_entries = -1;  // entries in the history file written; -1: none written
+  std::string warning;       // says what happened to a damaged file or history, for the caller to show
 };
 
 // What update() does when the file on disk fails to load.
 enum class DamagedFilePolicy { MoveAside, Throw };
 
+// What a database file holds beside its records, for the tools that rewrite or merge files:
+// the candidate tables of a file of schema 1-3 (its records listed them), which a writer moves
+// into the history file.
+struct LoadedDatabase;
+
 class TuningDatabase {
  public:
   // 2: KernelConfig as its tile and the family's typed "params". 3: every record carries its
-  // checksum. Files of schema 1 and 2 still load (database/schema_migration.hpp converts them,
-  // their records unchecked); a save writes 3, checksums included.
-  static constexpr int kSchemaVersion = 3;
+  // checksum. 4: a record keeps the counts by outcome and the top kTopCandidates candidates
+  // (the full tables go to the history file). Files of schema 1-3 still load
+  // (database_document.hpp: schema 1 and 2 through schema_migration.hpp, unchecked; each
+  // record's list ranked and counted in memory); a save writes 4, checksums included.
+  static constexpr int kSchemaVersion = 4;
 
   // A missing file gives an empty database. Any other problem throws DatabaseError naming
   // the file and the position: the byte offset of a JSON syntax error, or the record
-  // index and field path ("records[41].config.stages: expected 1..8, got 0"); a record whose
-  // checksum does not match is named by index and key. Text quoted from the file is escaped
-  // (printable_text.hpp). Never modifies the file.
+  // index and field path ("records[41].config.stages: expected 1..8, got 0 (at byte 51230)");
+  // a record whose checksum does not match is named by index and key. Text quoted from the
+  // file is escaped (printable_text.hpp). Never modifies the file; never reads the history.
   static TuningDatabase load(const std::filesystem::path& path);
   // The same checks on text or parsed JSON; `source_name` starts every message.
   static TuningDatabase parse(std::string_view text, std::string_view source_name);
   static TuningDatabase from_json(const nlohmann::json& j, std::string_view source_name);
+  // load(), and from a file of schema 1-3 the candidate tables its records listed.
+  static LoadedDatabase load_with_tables(const std::filesystem::path& path);
 
-  nlohmann::json to_json() const;  // schema 3, checksums included
-  std::string dump() const;         // the file's text: to_json() with 2-space indent and a newline
+  nlohmann::json to_json() const;  // the parsed text of dump()
+  std::string dump() const;         // the file's text (schema 4, checksums included) and a newline
 
   void upsert(TuningRecord record);  // replaces the record with the same key()
   bool erase(std::string_view key);  // false when absent
@@ -80,18 +95,32 @@ class TuningDatabase {
   // widths, then newer tuned_at, then key). Otherwise None.
   RecordMatch match(const DeviceKey& device, const ProblemKey& problem) const;
 
-  // Under the lock "<path>.lock": re-reads `path`, upserts `records` (they replace
-  // records with the same key), writes atomically. A damaged file is moved aside to
-  // "<path>.damaged-<UTC timestamp>" and the report says so. A file written by a newer
-  // schema is never replaced: DatabaseError. Every writer first checks each record with
-  // validate_record (InvalidArgument; the file is untouched), so no writer produces a
-  // file that load() rejects.
-  static SaveReport save_merged(const std::filesystem::path& path, const std::vector<TuningRecord>& records);
-  // Under the same lock: re-reads `path`, applies `edit`, writes atomically.
+  // Under the lock "<path>.lock": re-reads `path` and its history file
+  // (history_path_for(path)), upserts `records` (they replace records with the same key) and
+  // `histories` (the full candidate tables of records, e.g. make_tuned_record's), keeps in the
+  // history the entries of the records the database then holds, and writes the history, then
+  // the database, each atomically. A damaged database is moved aside to
+  // "<path>.damaged-<UTC timestamp>" and the report says so; a damaged history the same way,
+  // and the database is still saved. A file written by a newer schema is never replaced:
+  // DatabaseError (a newer history is left as it is, and the report says so). Every writer
+  // first checks each record with validate_record and each history entry with
+  // validate_history_entry (InvalidArgument; no file touched), so no writer produces a file
+  // that load() rejects.
+  static SaveReport save_merged(const std::filesystem::path& path, const std::vector<TuningRecord>& records,
+                                const std::vector<CandidateHistory>& histories = {});
+  // Under the same lock: re-reads `path`, applies `edit`, writes atomically. The history file
+  // is carried along: the tables of a file of schema 1-3 are added to it, and entries of
+  // records no longer in the database are dropped (a history that was not there is written
+  // only when it has an entry).
   static SaveReport update(const std::filesystem::path& path,
                            const std::function<void(TuningDatabase&)>& edit,
                            DamagedFilePolicy on_damaged = DamagedFilePolicy::Throw);
-  // Replaces `path` by this database, atomically, under the same lock.
+  // The same, `edit` given the history too.
+  static SaveReport update_with_history(const std::filesystem::path& path,
+                           const std::function<void(TuningDatabase&, TuningHistory&)>& edit,
+                           DamagedFilePolicy on_damaged = DamagedFilePolicy::Throw);
+  // Replaces `path` by this database, atomically, under the same lock (the history is not
+  // touched).
   void save(const std::filesystem::path& path) const;
 
   // Union of a and b; for a key in both, the newer tuned_at wins (ties: the faster
@@ -102,6 +131,13 @@ class TuningDatabase {
 
  private:
   std::vector<TuningRecord> records_;  // sorted by key(), keys unique
+  std::vector<std::string> keys_;      // records_[i].key()
+};
+
+struct LoadedDatabase {
+  TuningDatabase database;
+  int schema_version = 0;                // of the file (0: no file)
+  std::vector<CandidateHistory> tables;  // schema 1-3: the candidates its records listed
 };
 
 }  // namespace jitgemm

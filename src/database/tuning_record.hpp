@@ -1,15 +1,17 @@
 // One tuning result as a typed struct: the winning KernelConfig for a (device, problem),
-// its measurements, the environment it was tuned in and what happened to every other
-// candidate. JSON conversion is hand-written: at() semantics for every field, enums by
-// name, range checks, errors with the field path (FieldError, database/json_reader.hpp).
+// its measurements, the environment it was tuned in, how many candidates ended how, and the
+// fastest few (schema 4). Its JSON text is written by record_text.hpp and read by
+// record_reader.hpp (every field checked, errors with the field path and byte); the full
+// candidate table of a tuning (CandidateResult, every candidate) lives in the history file
+// (candidate_history.hpp). The nlohmann forms of the parts, which files of schema 1-3 use,
+// are in record_json.hpp.
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "codegen/kernel_config.hpp"
 #include "database/device_key.hpp"
@@ -50,6 +52,34 @@ struct Accuracy {
   friend bool operator==(const Accuracy&, const Accuracy&) = default;
 };
 
+// One of a record's fastest verified candidates: its outcome is ok, so it has a time and a
+// finite error (the history file keeps every candidate with its outcome and detail).
+struct RankedCandidate {
+  KernelConfig config;   // JSON: its name()
+  double median_ms = 0;  // > 0
+  double rel_error = 0;  // finite, >= 0
+  int registers = 0;     // -1: not reported
+  int spill_bytes = 0;
+
+  friend bool operator==(const RankedCandidate&, const RankedCandidate&) = default;
+};
+
+// How many candidates of a tuning ended with each outcome. JSON: {"ok": 612, "spills": 40},
+// outcomes by name, counts >= 1 (an outcome no candidate had is left out), and "unrecorded":
+// candidates whose outcome no file kept (a record of schema 1-3 listed only some of the
+// candidates it counted).
+struct OutcomeCounts {
+  std::map<CandidateOutcome, int> by_outcome;  // no zero counts
+  int unrecorded = 0;
+
+  int count(CandidateOutcome outcome) const noexcept;
+  int total() const noexcept;  // the sum of every count and unrecorded
+  friend bool operator==(const OutcomeCounts&, const OutcomeCounts&) = default;
+};
+
+// A record keeps the winner and at most this many of the fastest verified candidates.
+inline constexpr int kTopCandidates = 8;
+
 struct TuningRecord {
   ProblemKey problem;          // JSON: the canonical() string
   DeviceKey device;
@@ -58,9 +88,13 @@ struct TuningRecord {
   Timing timing;
   double tflops = 0;
   Accuracy accuracy;
-  int candidate_count = 0;              // candidates tried, >= candidates.size()
-  std::vector<CandidateResult> candidates;
-  std::string tuned_at;                 // "2025-01-31T12:00:00Z" (UTC, orders as text)
+  int candidate_count = 0;     // candidates tried: outcomes.total()
+  OutcomeCounts outcomes;
+  // The fastest candidates whose outcome is ok, by median_ms (ascending), the winner among
+  // them: at most kTopCandidates and at most outcomes.count(Ok). The full table of every
+  // candidate is in the history file (candidate_history.hpp).
+  std::vector<RankedCandidate> top;
+  std::string tuned_at;        // "2025-01-31T12:00:00Z" (UTC, orders as text)
 
   // "NVIDIA H100 80GB HBM3|sm90|gemm.fp32.NN.general.general.full.4096x4096x4096...."
   std::string key() const;
@@ -81,20 +115,9 @@ inline constexpr std::chrono::hours kFutureDateTolerance{24};
 bool is_future_dated(const TuningRecord& r, std::chrono::system_clock::time_point now);
 
 // Throws InvalidArgument ("tuning record <key>: timing.median_ms: expected a number > 0,
-// got nan") unless `r` passes the checks load() applies to its JSON: every writer
-// calls this first, so a file on disk is never one that load() rejects.
+// got nan") unless `r` passes the checks load() applies to its JSON (it writes the record's
+// text and reads it back with load()'s reader): every writer calls this first, so a file on
+// disk is never one that load() rejects.
 void validate_record(const TuningRecord& r);
-
-// The JSON layer. from_json throws FieldError naming the field path.
-void to_json(nlohmann::json& j, const KernelConfig& c);
-void from_json(const nlohmann::json& j, KernelConfig& c);
-void to_json(nlohmann::json& j, const CandidateResult& c);
-void from_json(const nlohmann::json& j, CandidateResult& c);
-void to_json(nlohmann::json& j, const Timing& t);
-void from_json(const nlohmann::json& j, Timing& t);
-void to_json(nlohmann::json& j, const Accuracy& a);
-void from_json(const nlohmann::json& j, Accuracy& a);
-void to_json(nlohmann::json& j, const TuningRecord& r);
-void from_json(const nlohmann::json& j, TuningRecord& r);
 
 }  // namespace jitgemm

@@ -288,14 +288,15 @@ double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {
   TuneSettings settings;
   settings.jobs = options.jobs;
   settings.timing_runs = std::max(20, options.timing_runs);
+  settings.search = search_for_budget(options.budget_s), settings.budget_s = options.budget_s;
   const TuneResult result = tune_problem(problem, im.info, im.compiler, im.templates, settings);
   if (result.best() == nullptr)
     throw Error(fmt::format("Runtime::tune: no candidate for {} passed verification ({} tried)", problem.to_string(),
                             result.candidates.size()));
-  TuningRecord record = make_record(result, im.device, current_environment(im.info, result.template_hash));
-  if (options.write_database) TuningDatabase::save_merged(im.database_path, {record});
+  TunedRecord tuned = make_tuned_record(result, im.device, current_environment(im.info, result.template_hash));
+  if (options.write_database) TuningDatabase::save_merged(im.database_path, {tuned.record}, {tuned.history});
   std::lock_guard lock(im.database_mutex);
-  im.selector.upsert(std::move(record));
+  im.selector.upsert(std::move(tuned.record));
   im.generation.fetch_add(1, std::memory_order_acq_rel);
   return result.best()->timing.median_ms;
 }

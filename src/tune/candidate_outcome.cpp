@@ -11,7 +11,7 @@
 namespace jitgemm {
 namespace {
 
-constexpr std::array<std::pair<CandidateOutcome, std::string_view>, 8> kOutcomeNames{{
+constexpr std::array<std::pair<CandidateOutcome, std::string_view>, 10> kOutcomeNames{{
     {CandidateOutcome::Ok, "ok"},
     {CandidateOutcome::CompileFailed, "compile_failed"},
     {CandidateOutcome::Spills, "spills"},
@@ -20,6 +20,8 @@ constexpr std::array<std::pair<CandidateOutcome, std::string_view>, 8> kOutcomeN
     {CandidateOutcome::Skipped, "skipped"},
     {CandidateOutcome::Faulted, "faulted"},
     {CandidateOutcome::TimedOut, "timed_out"},
+    {CandidateOutcome::Pruned, "pruned"},
+    {CandidateOutcome::OverBudget, "over_budget"},
 }};
 
 }  // namespace
@@ -35,7 +37,7 @@ CandidateOutcome parse_candidate_outcome(std::string_view text, std::string_view
     if (name == text) return value;
   throw InvalidArgument(fmt::format(
       "{}: unknown value '{}' (expected ok, compile_failed, spills, launch_failed, wrong_result, skipped, "
-      "faulted or timed_out)",
+      "faulted, timed_out, pruned or over_budget)",
       what, text));
 }
 

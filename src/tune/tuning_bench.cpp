@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -48,10 +49,7 @@ struct LoadedCandidate {
 
 }  // namespace
 
-int launches_of(MeasurePhase phase, const BenchSettings& settings) {
-  return phase == MeasurePhase::Screen ? 1 + settings.warmup_runs + settings.screen_runs
-                                       : settings.warmup_runs + settings.timing_runs;
-}
+int launches_of(const MeasureRequest& request) { return 1 + request.warmup_runs + request.runs; }
 
 bool is_context_fault(int code) noexcept {
   switch (code) {
@@ -186,11 +184,11 @@ struct LocalBench::State {
     const bool first_sight = !loaded.contains(r.index);
     try {
       LoadedCandidate& cand = load(r);
-      // A finalist is verified again when this bench has not seen it (a fresh worker).
+      // A candidate timed again is verified again when this bench has not seen it (a fresh worker).
       BenchVerdict v = r.phase == MeasurePhase::Screen || first_sight ? verify(cand) : BenchVerdict{};
       if (v.outcome != CandidateOutcome::Ok) return v;
-      const int runs = r.phase == MeasurePhase::Screen ? settings.screen_runs : settings.timing_runs;
-      v.timing = timer.time([&](CUstream s) { cand.launch(problem, s); }, stream.get(), settings.warmup_runs, runs);
+      v.timing = timer.time([&](CUstream s) { cand.launch(problem, s); }, stream.get(), std::max(0, r.warmup_runs),
+                            std::max(1, r.runs));
       return v;
     } catch (const CudaError& e) {
       // A fault is sticky: the context is lost whatever the code says when it cannot sync.

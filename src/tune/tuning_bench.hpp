@@ -1,9 +1,11 @@
 // Where tuning candidates are verified and timed. A CandidateBench owns one problem's
 // operands, their float64 reference and the cuBLAS baseline (TuningInputs), and measures
-// compiled candidates on them one request at a time:
+// compiled candidates on them one request at a time, each request saying how many warm-up and
+// timed runs it wants:
 //   Screen  load the kernel, run it once on a NaN-poisoned C, check it against the float64
-//           reference and, when it passes, time it with screen_runs;
-//   Final   time it again with timing_runs (a finalist).
+//           reference and, when it passes, time it;
+//   Retime  time it again (a later round of the search, or a finalist); a bench that has not
+//           seen the candidate (a fresh worker) verifies it first.
 // make_local_bench measures in the calling process's current context; make_worker_bench
 // (tune/worker_bench.hpp) in a worker process that a faulting or hanging candidate may take
 // down without harming the caller.
@@ -25,10 +27,10 @@ class Compiler;
 class TemplateStore;
 namespace cuda { struct DeviceInfo; }
 
+// The inputs and the cuBLAS baseline (timed with warmup_runs, then timing_runs).
 struct BenchSettings {
   uint64_t seed = 0;  // of the random operands (the same seed gives the same inputs)
   int warmup_runs = 3;
-  int screen_runs = 5;
   int timing_runs = 25;
 };
 
@@ -39,13 +41,15 @@ struct TuningInputs {
   TimingStats cublas_timing;    // the baseline, with the caller's beta
 };
 
-enum class MeasurePhase { Screen, Final };
+enum class MeasurePhase { Screen, Retime };
 
 struct MeasureRequest {
   size_t index = 0;  // the candidate's position in the tuning run (a key for its loaded kernel)
   const KernelConfig* config = nullptr;
   const CompiledKernel* kernel = nullptr;
   MeasurePhase phase = MeasurePhase::Screen;
+  int warmup_runs = 3;     // untimed launches before the timed ones
+  int runs = 5;            // timed launches (each after an L2 flush); the verdict's median is theirs
   double watchdog_ms = 0;  // a worker bench gives up on the candidate after this long
 };
 
@@ -66,8 +70,9 @@ class CandidateBench {
   virtual BenchVerdict measure(const MeasureRequest& request) = 0;
 };
 
-// Launches that a request makes: the watchdog scales with them.
-int launches_of(MeasurePhase phase, const BenchSettings& settings);
+// Launches that a request may make (the verification, the warm-up and timed runs): the
+// watchdog scales with them.
+int launches_of(const MeasureRequest& request);
 
 // True for the CUDA errors after which the context cannot be used again (illegal address,
 // __trap, misaligned access, ...): the candidate is Faulted rather than LaunchFailed.

@@ -9,7 +9,6 @@
 
 #include <fmt/format.h>
 
-#include "database/tuning_record.hpp"  // KernelConfig <-> JSON
 #include "jitgemm/error.hpp"
 
 namespace jitgemm::worker {
@@ -67,7 +66,21 @@ TimingStats parse_timing(const json& j) {
   return t;
 }
 
-constexpr std::string_view kPhaseNames[] = {"screen", "final"};
+constexpr std::string_view kPhaseNames[] = {"screen", "retime"};
+constexpr int kMaxRuns = 100000;
+
+MeasurePhase parse_phase(const std::string& name) {
+  for (MeasurePhase phase : {MeasurePhase::Screen, MeasurePhase::Retime})
+    if (kPhaseNames[static_cast<int>(phase)] == name) return phase;
+  throw Error(fmt::format("tuning worker protocol: unknown measure phase '{:.40}' (screen or retime)", name));
+}
+
+int parse_runs(const json& m, const char* field, int min) {
+  const int runs = m.at(field).get<int>();
+  if (runs < min || runs > kMaxRuns)
+    throw Error(fmt::format("tuning worker protocol: {}={} is outside {}..{}", field, runs, min, kMaxRuns));
+  return runs;
+}
 
 }  // namespace
 
@@ -76,7 +89,6 @@ json setup_message(const WorkerSetup& s) {
           {"problem", problem_json(s.problem)},
           {"seed", s.settings.seed},
           {"warmup_runs", s.settings.warmup_runs},
-          {"screen_runs", s.settings.screen_runs},
           {"timing_runs", s.settings.timing_runs},
           {"device", s.device},
           {"template_dir", s.template_dir},
@@ -89,7 +101,6 @@ WorkerSetup parse_setup(const json& m) {
   s.problem = parse_problem(m.at("problem"));
   s.settings.seed = m.at("seed").get<uint64_t>();
   s.settings.warmup_runs = m.at("warmup_runs").get<int>();
-  s.settings.screen_runs = m.at("screen_runs").get<int>();
   s.settings.timing_runs = m.at("timing_runs").get<int>();
   s.device = m.at("device").get<int>();
   s.template_dir = m.at("template_dir").get<std::string>();
@@ -102,7 +113,9 @@ json measure_message(const MeasureRequest& r) {
   return {{"type", "measure"},
           {"index", r.index},
           {"phase", kPhaseNames[static_cast<int>(r.phase)]},
-          {"config", *r.config},
+          {"warmup_runs", r.warmup_runs},
+          {"runs", r.runs},
+          {"config", r.config->name()},  // KernelConfig::parse reads it back
           {"kernel_name", k.kernel_name},
           {"lowered_name", k.lowered_name},
           {"cubin", json::binary_t(std::vector<uint8_t>(k.cubin.begin(), k.cubin.end()))}};
@@ -112,8 +125,10 @@ OwnedRequest parse_measure(const json& m) {
   expect_type(m, "measure");
   OwnedRequest r;
   r.index = m.at("index").get<size_t>();
-  r.phase = m.at("phase").get<std::string>() == kPhaseNames[1] ? MeasurePhase::Final : MeasurePhase::Screen;
-  r.config = m.at("config").get<KernelConfig>();
+  r.phase = parse_phase(m.at("phase").get<std::string>());
+  r.warmup_runs = parse_runs(m, "warmup_runs", 0);
+  r.runs = parse_runs(m, "runs", 1);
+  r.config = KernelConfig::parse(m.at("config").get<std::string>());
   r.kernel.kernel_name = m.at("kernel_name").get<std::string>();
   r.kernel.lowered_name = m.at("lowered_name").get<std::string>();
   const auto& cubin = m.at("cubin").get_binary();

@@ -38,12 +38,17 @@ struct OwnedRequest {
   KernelConfig config;
   CompiledKernel kernel;
   MeasurePhase phase = MeasurePhase::Screen;
-  MeasureRequest view() const { return {index, &config, &kernel, phase, 0}; }
+  int warmup_runs = 0;
+  int runs = 1;
+  MeasureRequest view() const { return {index, &config, &kernel, phase, warmup_runs, runs, 0}; }
 };
 
 json setup_message(const WorkerSetup& setup);
 WorkerSetup parse_setup(const json& message);
 
+// The config travels as its name (KernelConfig::parse reads it back), the phase as "screen" or
+// "retime", the run counts as numbers; parse_measure throws Error for an unknown phase or a
+// run count outside 0..100000 (warm-up) / 1..100000 (timed).
 json measure_message(const MeasureRequest& request);
 OwnedRequest parse_measure(const json& message);
 

@@ -2,7 +2,8 @@
 // atomic_file.hpp, each call a save makes (open of the temp file, write, fsync, close, rename,
 // open and fsync of the directory) fails with EIO and with ENOSPC. The save throws a
 // DatabaseError naming the call and the path; the database holds the old records (the new
-// ones after a failed directory fsync, which comes after the rename); no temp file is left.
+// ones after a failed directory fsync, which comes after the rename); no temp file is left. A
+// fault while the history file (written first) is written leaves the database as it was.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -152,6 +153,37 @@ TEST(AtomicFileFaults, EachStepOfASaveFailsCleanlyNamingTheCallAndThePath) {
       TuningDatabase::save_merged(path, {added});  // and the next save works
       EXPECT_EQ(records_in(path).size(), 3u) << what;
     }
+  }
+}
+
+// With a history beside the database, the history is written first: a fault at any step of
+// that write stops the save before the database is touched, and neither file is lost.
+TEST(AtomicFileFaults, AFaultWritingTheHistoryLeavesTheDatabaseAsItWas) {
+  for (const StepCase& step : kSteps) {
+    const fs::path dir = testing::temp_dir("db_history_faults");
+    const fs::path path = dir / "tuning.json", history_path = history_path_for(path);
+    const TuningRecord a = sample_record(sample_problem(64, 64, 64)), added = sample_record(sample_problem(256, 64, 64));
+    TuningDatabase::save_merged(path, {a}, {testing::sample_history(a)});
+    const std::string before = read_text(path), history_before = read_text(history_path);
+    std::string message;
+    {
+      FaultyCalls faulty(Fault{step.step, EIO});
+      try {
+        TuningDatabase::save_merged(path, {added}, {testing::sample_history(added)});
+      } catch (const DatabaseError& e) {
+        message = e.what();
+      }
+    }
+    ASSERT_FALSE(message.empty()) << step.call << ": the save did not fail";
+    if (!step.names_directory)
+      EXPECT_NE(message.find(history_path.string() + ".tmp."), std::string::npos) << message;
+    EXPECT_EQ(read_text(path), before) << step.call << ": the database changed";
+    if (!step.after_rename) EXPECT_EQ(read_text(history_path), history_before) << step.call;
+    EXPECT_NO_THROW(TuningHistory::load(history_path)) << step.call;
+    EXPECT_EQ(temp_files(dir), 0) << step.call << ": a temp file was left";
+    TuningDatabase::save_merged(path, {added}, {testing::sample_history(added)});  // and the next save works
+    EXPECT_EQ(records_in(path).size(), 2u);
+    EXPECT_EQ(TuningHistory::load(history_path).size(), 2u);
   }
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "database/json_reader.hpp"
+#include "database/record_json.hpp"
 #include "database/tuning_record.hpp"
 
 namespace jitgemm::testing {

@@ -1,12 +1,16 @@
 // Every family's configs through the database's JSON: each candidate of each family's space
-// round-trips, its "params" hold exactly the family's field table, and the enums and flags
-// are written by name.
+// round-trips (the nlohmann form of schema 1-3, and schema 4's object and name forms), its
+// "params" hold exactly the family's field table, and the enums and flags are written by name.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "codegen/kernel_family.hpp"
+#include "database/config_fields.hpp"
 #include "database/config_json.hpp"
+#include "database/json_cursor.hpp"
+#include "database/record_reader.hpp"
+#include "database/record_text.hpp"
 
 namespace jitgemm {
 namespace {
@@ -44,6 +48,14 @@ TEST(FamilyConfigJson, EveryCandidateOfEveryFamilyRoundTrips) {
         }
       }
       EXPECT_EQ(testing::config_from(json::parse(j.dump())), c) << c.name();
+      // The schema-4 reader's forms: the object (a record's winner), written and read by hand
+      // with the same rules, and the name (its top candidates, the history).
+      std::string text;
+      append_config_object(text, c);
+      EXPECT_EQ(json::parse(text), j) << text;
+      JsonCursor in(text);
+      EXPECT_EQ(read_config_object(in), c) << text;
+      EXPECT_EQ(config_from_name(c.name()), c) << c.name();
     }
   }
 }

@@ -1,5 +1,5 @@
-// make_record: a tuning run's measurements become a valid TuningRecord; device_key and
-// current_environment read this machine's keys off a DeviceInfo.
+// make_tuned_record: a tuning run's measurements become a valid TuningRecord and its history
+// entry; device_key and current_environment read this machine's keys off a DeviceInfo.
 #include "database/record_from_tuning.hpp"
 
 #include <gtest/gtest.h>
@@ -52,9 +52,11 @@ TuneResult sample_result() {
 TEST(MakeRecord, DetailsThatAreNotUtf8AreRepairedAndTheRecordSaves) {
   TuneResult result = sample_result();
   result.candidates[2].detail = "ptxas \xff\xfe spill";
-  const TuningRecord record = make_record(result, testing::kH100, testing::kEnv);
-  EXPECT_EQ(record.candidates[2].detail, "ptxas \xEF\xBF\xBD\xEF\xBF\xBD spill");
+  const TunedRecord tuned = make_tuned_record(result, testing::kH100, testing::kEnv);
+  const TuningRecord& record = tuned.record;
+  EXPECT_EQ(tuned.history.candidates[2].detail, "ptxas \xEF\xBF\xBD\xEF\xBF\xBD spill");
   EXPECT_NO_THROW(validate_record(record));
+  EXPECT_NO_THROW(validate_history_entry(tuned.history));
   TuningDatabase db;
   db.upsert(record);
   EXPECT_EQ(TuningDatabase::parse(db.dump(), "saved").records(), db.records());
@@ -69,9 +71,11 @@ TEST(MakeRecord, DetailsThatAreNotUtf8AreRepairedAndTheRecordSaves) {
   }
 }
 
-TEST(MakeRecord, TakesTheWinnerAndKeepsEveryCandidatesOutcome) {
+TEST(MakeRecord, TakesTheWinnerCountsEveryOutcomeAndKeepsTheFullTableForTheHistory) {
   const TuneResult result = sample_result();
-  const TuningRecord record = make_record(result, testing::kH100, testing::kEnv);
+  const TunedRecord tuned = make_tuned_record(result, testing::kH100, testing::kEnv);
+  const TuningRecord& record = tuned.record;
+  EXPECT_EQ(make_record(result, testing::kH100, testing::kEnv).config, record.config);
   EXPECT_NO_THROW(validate_record(record));
   EXPECT_EQ(record.problem, result.key);
   EXPECT_EQ(record.device, testing::kH100);
@@ -83,12 +87,44 @@ TEST(MakeRecord, TakesTheWinnerAndKeepsEveryCandidatesOutcome) {
   EXPECT_DOUBLE_EQ(record.timing.cublas_median_ms, 0.3);
   EXPECT_NEAR(record.tflops, 2.0 * 1024 * 1024 * 1024 / 0.25e9, 1e-9);
   EXPECT_EQ(record.accuracy, (Accuracy{2.5e-7, 4e-7, 2e-7}));
-  EXPECT_EQ(record.candidate_count, 3);
-  ASSERT_EQ(record.candidates.size(), 3u);
-  EXPECT_EQ(record.candidates[2].outcome, CandidateOutcome::Spills);
-  EXPECT_EQ(record.candidates[2].spill_bytes, 96);
-  EXPECT_EQ(record.candidates[2].detail, result.candidates[2].detail);
   EXPECT_TRUE(is_utc_timestamp(record.tuned_at)) << record.tuned_at;
+  // The record: the counts and the verified candidates, fastest first (the winner).
+  EXPECT_EQ(record.candidate_count, 3);
+  EXPECT_EQ(record.outcomes.count(CandidateOutcome::Ok), 2);
+  EXPECT_EQ(record.outcomes.count(CandidateOutcome::Spills), 1);
+  EXPECT_EQ(record.outcomes.unrecorded, 0);
+  ASSERT_EQ(record.top.size(), 2u);
+  EXPECT_EQ(record.top[0].config, record.config);
+  EXPECT_DOUBLE_EQ(record.top[1].median_ms, 0.5);
+  // The history entry: every candidate as tried, under the record's key and date.
+  EXPECT_EQ(tuned.history.key, record.key());
+  EXPECT_EQ(tuned.history.tuned_at, record.tuned_at);
+  ASSERT_EQ(tuned.history.candidates.size(), 3u);
+  EXPECT_EQ(tuned.history.candidates[2].outcome, CandidateOutcome::Spills);
+  EXPECT_EQ(tuned.history.candidates[2].spill_bytes, 96);
+  EXPECT_EQ(tuned.history.candidates[2].detail, result.candidates[2].detail);
+  EXPECT_EQ(history_mismatch(tuned.history, record), "");
+}
+
+// Of many verified candidates the record keeps the kTopCandidates fastest, and the winner
+// among them even when its final timing is slower than screening times of others.
+TEST(MakeRecord, KeepsTheFastestEightAndTheWinner) {
+  TuneResult result = sample_result();
+  result.candidates.clear();
+  for (int i = 0; i < 20; ++i)  // 20 distinct configs; #13 is sample_config() (128, 3 stages)
+    result.candidates.push_back(measurement(testing::sample_config(16 << (i % 5), 1 + i / 5), CandidateOutcome::Ok,
+                                            1.0 + 0.01 * i));
+  result.candidates[13] = measurement(result.candidates[13].config, CandidateOutcome::Ok, 1.5);  // its final
+                                                                                                 // timing: slower
+  result.winner = 13;
+  const TuningRecord record = make_record(result, testing::kH100, testing::kEnv);
+  EXPECT_NO_THROW(validate_record(record));
+  ASSERT_EQ(record.top.size(), static_cast<size_t>(kTopCandidates));
+  EXPECT_EQ(record.top.back().config, result.candidates[13].config);
+  EXPECT_DOUBLE_EQ(record.top.back().median_ms, 1.5);
+  for (size_t i = 1; i < record.top.size(); ++i) EXPECT_LE(record.top[i - 1].median_ms, record.top[i].median_ms);
+  EXPECT_EQ(record.candidate_count, 20);
+  EXPECT_EQ(record.outcomes.count(CandidateOutcome::Ok), 20);
 }
 
 TEST(MakeRecord, WithoutAWinnerThrowsNamingTheProblem) {

@@ -1,5 +1,6 @@
 // Realistic TuningRecords for the database tests: every field set to a non-default value
-// so that a round trip that drops or confuses a field fails.
+// so that a round trip that drops or confuses a field fails; their full candidate tables (the
+// history file's entries) and the schema-3 JSON a record of an older file had.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,12 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "database/candidate_history.hpp"
+#include "database/record_checksum.hpp"
+#include "database/record_compaction.hpp"
+#include "database/record_json.hpp"
 #include "database/tuning_record.hpp"
 
 namespace jitgemm::testing {
@@ -38,6 +45,27 @@ inline KernelConfig sample_config(int block_m = 128, int stages = 3) {
   return c;
 }
 
+// The full candidate table of a sample record: two verified (the winner first), and one each
+// that spilled, failed to compile and gave a wrong result.
+inline std::vector<CandidateResult> sample_candidates(double median_ms = 3.375) {
+  return {
+      {sample_config(), CandidateOutcome::Ok, median_ms, 2.5e-7, 128, 0, ""},
+      {sample_config(64), CandidateOutcome::Ok, median_ms * 1.2, 2.25e-7, 96, 0, ""},
+      {sample_config(256, 4), CandidateOutcome::Spills, 0, 0, 255, 96, "ptxas: 96 bytes spill stores"},
+      {sample_config(128, 8), CandidateOutcome::CompileFailed, 0, 0, 0, 0, "error: too much shared data"},
+      {sample_config(32, 2), CandidateOutcome::WrongResult, 4.5, 0.5, 64, 0, "rel_error 0.5 > 1e-05"},
+  };
+}
+
+// `r` with `candidates` as its full table: candidate_count, the counts by outcome and the top
+// list made from it as make_record makes them.
+inline TuningRecord with_candidates(TuningRecord r, const std::vector<CandidateResult>& candidates) {
+  r.candidate_count = static_cast<int>(candidates.size());
+  r.outcomes = count_outcomes(candidates, r.candidate_count);
+  r.top = top_candidates(candidates, r.config, r.accuracy.tolerance);
+  return r;
+}
+
 inline TuningRecord sample_record(const ProblemKey& problem, const DeviceKey& device = kH100,
                                   std::string tuned_at = "2025-01-15T10:20:30Z", double median_ms = 3.375) {
   TuningRecord r;
@@ -48,16 +76,31 @@ inline TuningRecord sample_record(const ProblemKey& problem, const DeviceKey& de
   r.timing = {median_ms, median_ms * 0.98, median_ms * 1.04, 25, true, median_ms * 1.0625};
   r.tflops = 2.0 * static_cast<double>(problem.m * problem.n * problem.k) / (median_ms * 1e9);
   r.accuracy = {2.5e-7, 1e-5, 3.125e-7};
-  r.candidate_count = 5;
-  r.candidates = {
-      {sample_config(), CandidateOutcome::Ok, median_ms, 2.5e-7, 128, 0, ""},
-      {sample_config(64), CandidateOutcome::Ok, median_ms * 1.2, 2.25e-7, 96, 0, ""},
-      {sample_config(256, 4), CandidateOutcome::Spills, 0, 0, 255, 96, "ptxas: 96 bytes spill stores"},
-      {sample_config(128, 8), CandidateOutcome::CompileFailed, 0, 0, 0, 0, "error: too much shared data"},
-      {sample_config(32, 2), CandidateOutcome::WrongResult, 4.5, 0.5, 64, 0, "rel_error 0.5 > 1e-05"},
-  };
   r.tuned_at = std::move(tuned_at);
-  return r;
+  return with_candidates(std::move(r), sample_candidates(median_ms));
+}
+
+// The history entry of a sample record (its full table).
+inline CandidateHistory sample_history(const TuningRecord& r) {
+  return CandidateHistory{r.key(), r.tuned_at, sample_candidates(r.timing.median_ms)};
+}
+
+// `r` as a record of a schema-3 file listed it (every candidate of `candidates`, no counts, no
+// top list), and its schema-3 checksum when `checksum`.
+inline nlohmann::json legacy_record_json(const TuningRecord& r, const std::vector<CandidateResult>& candidates,
+                                         bool checksum = true) {
+  nlohmann::json j{{"problem", r.problem.canonical()},
+                   {"device", r.device},
+                   {"environment", r.environment},
+                   {"config", r.config},
+                   {"timing", r.timing},
+                   {"tflops", r.tflops},
+                   {"accuracy", r.accuracy},
+                   {"candidate_count", r.candidate_count},
+                   {"candidates", candidates},
+                   {"tuned_at", r.tuned_at}};
+  if (checksum) j["checksum"] = record_checksum(j);
+  return j;
 }
 
 // Whole-file reads and writes for the damaged-file tests.

@@ -1,11 +1,12 @@
 // SIGKILL at random points of database writes (issue 14): 200 times a child process adds one
-// record with save_merged and the parent kills it after a random delay. Half of the kills come
+// record and its history entry with save_merged and the parent kills it after a random delay. Half of the kills come
 // after a delay drawn uniformly over the measured duration of one update (the lock, reading and
 // checking the file, the merge, the text, the write); the other half aim at the write itself,
 // short beside the rest: the parent waits for the temp file to appear (inotify) and kills after a
 // delay drawn over the measured duration of write_file_atomically (write, fsync, close, rename,
 // directory fsync). After every kill the file parses and holds the records it held before or
-// those plus the new one, never fewer; after every write that completes, no temp file is left.
+// those plus the new one, never fewer, and the history file beside it (written first) parses;
+// after every write that completes, no temp file is left.
 #include <gtest/gtest.h>
 
 #include <poll.h>
@@ -37,22 +38,28 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kKills = 200;
 constexpr int kLargeRecords = 4;
-constexpr int kCandidates = 150;  // per large record: ~55 KB of JSON, so an update takes some ms
+constexpr int kCandidates = 150;  // per large record's history entry: ~30 KB of JSON, so an update takes some ms
 
-// Record `i`: its own problem, and kCandidates candidates (the few records the file starts
-// with), so that reading and writing the file take long enough to be hit at any point.
-TuningRecord large_record(int i) {
-  TuningRecord r = testing::sample_record(testing::sample_problem(64 + i, 64, 64));
-  const std::vector<CandidateResult> base = r.candidates;
-  r.candidates.clear();
+// The full table of record `i` of the large ones: kCandidates candidates.
+std::vector<CandidateResult> large_table() {
+  const std::vector<CandidateResult> base = testing::sample_candidates();
+  std::vector<CandidateResult> table;
   for (int c = 0; c < kCandidates; ++c) {
     CandidateResult candidate = base[static_cast<size_t>(c) % base.size()];
     if (candidate.outcome != CandidateOutcome::Ok) candidate.detail += " #" + std::to_string(c);
-    r.candidates.push_back(candidate);
+    table.push_back(candidate);
   }
-  r.candidate_count = kCandidates;
-  return r;
+  return table;
 }
+
+// Record `i`: its own problem, with kCandidates candidates in its history entry (the few
+// records the files start with), so that reading and writing them take long enough to be hit
+// at any point.
+TuningRecord large_record(int i) {
+  return testing::with_candidates(testing::sample_record(testing::sample_problem(64 + i, 64, 64)), large_table());
+}
+
+CandidateHistory large_history(const TuningRecord& r) { return CandidateHistory{r.key(), r.tuned_at, large_table()}; }
 
 std::set<std::string> keys_in(const fs::path& path) {
   std::set<std::string> keys;
@@ -112,7 +119,7 @@ bool write_and_kill(const fs::path& path, const TuningRecord& record, const Kill
     ::close(ready[0]);
     (void)!::write(ready[1], "x", 1);
     try {
-      TuningDatabase::save_merged(path, {record});
+      TuningDatabase::save_merged(path, {record}, {testing::sample_history(record)});
     } catch (const std::exception& e) {
       std::fprintf(stderr, "child: %s\n", e.what());
       ::_exit(1);
@@ -142,8 +149,13 @@ TEST(TuningDatabaseKill, SigkillAnywhereInAWriteKeepsTheOldOrTheNewRecordsAndThe
   const Clock::time_point test_start = Clock::now();
   int next = 0;
   std::vector<TuningRecord> initial;
-  for (; next < kLargeRecords; ++next) initial.push_back(large_record(next));
-  TuningDatabase::save_merged(path, initial);
+  std::vector<CandidateHistory> tables;
+  for (; next < kLargeRecords; ++next) {
+    initial.push_back(large_record(next));
+    tables.push_back(large_history(initial.back()));
+  }
+  TuningDatabase::save_merged(path, initial, tables);
+  const fs::path history_path = history_path_for(path);
   std::set<std::string> committed = keys_in(path);
 
   // One update's duration (a child run to its end, three times), and that of its last part
@@ -194,6 +206,8 @@ TEST(TuningDatabaseKill, SigkillAnywhereInAWriteKeepsTheOldOrTheNewRecordsAndThe
 
     std::set<std::string> now;
     ASSERT_NO_THROW(now = keys_in(path)) << "kill " << kill << " (seed " << seed << ", delay " << delay_ms << " ms)";
+    // The history is written the same way, first: it too is whole, the old one or the new one.
+    ASSERT_NO_THROW(TuningHistory::load(history_path)) << "kill " << kill << " (seed " << seed << ")";
     std::set<std::string> with_new = committed;
     with_new.insert(record.key());
     ASSERT_TRUE(now == committed || now == with_new)
@@ -218,6 +232,12 @@ TEST(TuningDatabaseKill, SigkillAnywhereInAWriteKeepsTheOldOrTheNewRecordsAndThe
   committed.insert(last.key());
   EXPECT_EQ(temp_files(dir), 0) << "the write after the kills left temp files";
   EXPECT_EQ(keys_in(path), committed);
+  // Every record's entry is in the history but those of records whose save was killed between
+  // the history and the database (an entry of no record is dropped by the next save).
+  const TuningDatabase db = TuningDatabase::load(path);
+  const TuningHistory history = TuningHistory::load(history_path);
+  for (const CandidateHistory& entry : history.entries()) EXPECT_NE(db.find(entry.key), nullptr) << entry.key;
+  EXPECT_GE(history.size(), kLargeRecords);
 
   const double seconds = ms_since(test_start) / 1000;
   std::printf("%d kills in %.1f s (one update %.1f ms, its write/fsync/rename %.1f ms, at the end; %zu records): "

@@ -68,7 +68,7 @@ TEST(TuningDatabaseLoad, RoundTripsEveryRecordThroughAFile) {
 
 TEST(TuningDatabaseLoad, FileIsSortedPrettyAndVersioned) {
   std::string text = three_records().dump();
-  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 3,\n  \"records\": [\n    {\n", 0), 0u) << text.substr(0, 80);
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 4,\n  \"records\": [\n    {\n", 0), 0u) << text.substr(0, 80);
   EXPECT_EQ(text.back(), '\n');
   TuningDatabase db = three_records();
   const std::vector<TuningRecord>& records = db.records();
@@ -131,9 +131,9 @@ TEST(TuningDatabaseLoad, WrongSchemaVersion) {
   json j = valid_json();
   j["schema_version"] = 7;
   std::string message = load_error(j.dump(2));
-  EXPECT_NE(message.find("damaged.json: schema_version: expected 3, got 7"), std::string::npos) << message;
+  EXPECT_NE(message.find("damaged.json: schema_version: expected 4, got 7"), std::string::npos) << message;
   j["schema_version"] = 0;
-  EXPECT_NE(load_error(j.dump()).find("schema_version: expected 1..3, got 0"), std::string::npos);
+  EXPECT_NE(load_error(j.dump()).find("schema_version: expected 1..4, got 0"), std::string::npos);
   j.erase("schema_version");
   EXPECT_NE(load_error(j.dump()).find("damaged.json: schema_version: missing"), std::string::npos);
 }
@@ -207,6 +207,13 @@ TEST(TuningDatabaseLoad, TheDamagedCorpusIsRejectedNamingFileAndPosition) {
       {"damaged_no_checksum.json", "records[4].checksum: missing"},
       {"damaged_control_chars.json", "records[0].timing.runs\\x1B[2J\\x7F: unknown field"},
       {"tuning_damaged.json", "records[3].config.stages: expected 1..8, got 0"},
+      {"damaged_v4_top_unsorted.json",
+       "records[1].top[1].median_ms: expected >= the median_ms of top[0] (3.5320700000000005): the list is sorted "
+       "fastest first, got 3.301 (at byte 2778)"},
+      {"damaged_v4_top_too_long.json", "records[2].top[8]: more than 8 candidates (a record keeps the 8 fastest; "
+                                       "the history file keeps every one) (at byte 5349)"},
+      {"damaged_v4_counts.json",
+       "records[0].outcomes: the counts add up to 213, expected candidate_count (212) (at byte 1019)"},
       {"tuning_truncated.json", "invalid JSON at byte 2501"},
   };
   for (const Case& c : cases) {
@@ -269,7 +276,7 @@ TEST(TuningDatabaseLoad, EveryRecordCarriesItsChecksumAndAChangedValueIsCaught) 
   const TuningDatabase db = three_records();
   const std::string text = db.dump();
   const json j = json::parse(text);
-  ASSERT_EQ(j.at("schema_version"), 3);
+  ASSERT_EQ(j.at("schema_version"), 4);
   for (const json& record : j.at("records")) EXPECT_EQ(record.at("checksum").get<std::string>().size(), 32u);
   EXPECT_EQ(TuningDatabase::parse(text, "saved").records(), db.records());
   // A digit changed in any of these numbers, each value still valid field by field.
@@ -286,11 +293,11 @@ TEST(TuningDatabaseLoad, EveryRecordCarriesItsChecksumAndAChangedValueIsCaught) 
         << field << ": " << message;
   }
   // What JSON keeps differently from the struct checks the same after a round trip: a
-  // non-finite candidate error (null), a register count of -1, integers read back unsigned.
+  // register count of -1, an error of -0 (its own bits), integers read back unsigned.
   TuningDatabase odd;
   TuningRecord r = sample_record(sample_problem(64, 64, 64));
-  r.candidates[4].rel_error = std::numeric_limits<double>::infinity();
-  r.candidates[3].registers = -1;
+  r.top[1].registers = -1;
+  r.accuracy.cublas_rel_error = -0.0;
   odd.upsert(r);
   EXPECT_EQ(TuningDatabase::parse(odd.dump(), "odd").records(), odd.records());
   // The checksum itself damaged: missing, or not 32 hex digits.
@@ -303,24 +310,126 @@ TEST(TuningDatabaseLoad, EveryRecordCarriesItsChecksumAndAChangedValueIsCaught) 
             std::string::npos);
 }
 
+// A file of schema 1-3 as its records were: each listing its candidates (schema_version and
+// checksums as `version` had them).
+json legacy_file(int version) {
+  json records = json::array();
+  const TuningDatabase db = three_records();
+  for (const TuningRecord& r : db.records()) {
+    TuningRecord listed = r;
+    listed.candidate_count = 212;  // more tried than listed, as the shipped records of earlier releases
+    records.push_back(testing::legacy_record_json(listed, testing::sample_candidates(r.timing.median_ms), version >= 3));
+  }
+  return json{{"schema_version", version}, {"records", records}};
+}
+
 // Files of schema 2 (the shipped records of earlier releases) have no checksums: they load
-// unchecked through the migration and save as schema 3 with checksums.
+// unchecked through the migration and save as schema 4 with checksums.
 TEST(TuningDatabaseLoad, SchemaTwoRecordsLoadUncheckedAndSaveWithChecksums) {
-  json v2 = valid_json();
-  v2["schema_version"] = 2;
-  for (json& record : v2["records"]) record.erase("checksum");
+  json v2 = legacy_file(2);
   v2["records"][1]["tflops"] = 1.5;  // nothing to check it against
   const TuningDatabase db = TuningDatabase::from_json(v2, "v2.json");
   ASSERT_EQ(db.size(), 3u);
   EXPECT_EQ(db.records()[1].tflops, 1.5);
   const json saved = json::parse(db.dump());
-  EXPECT_EQ(saved.at("schema_version"), 3);
+  EXPECT_EQ(saved.at("schema_version"), 4);
   for (const json& record : saved.at("records")) EXPECT_TRUE(record.contains("checksum"));
   EXPECT_EQ(TuningDatabase::parse(db.dump(), "saved").records(), db.records());
-  // Only schema 3 has checksums.
+  // Only schema 3 and 4 have checksums.
   v2["records"][0]["checksum"] = "0123456789abcdef0123456789abcdef";
   EXPECT_NE(load_error(v2.dump()).find("damaged.json: records[0].checksum: unknown field in schema 2"),
             std::string::npos);
+}
+
+// Schema 3 -> 4: a record's list becomes its counts by outcome (those it counted but did not
+// list: unrecorded) and its fastest verified candidates; the lists themselves come back as
+// tables for the history file (load_with_tables), never through load().
+TEST(TuningDatabaseLoad, SchemaThreeRecordsLoadCompactedAndTheirListsComeBackAsTables) {
+  const json v3 = legacy_file(3);
+  const fs::path path = fs::path(testing::temp_dir("db_v3")) / "old.json";
+  write_text(path, v3.dump(2));
+  const TuningDatabase db = TuningDatabase::load(path);
+  ASSERT_EQ(db.size(), 3u);
+  for (const TuningRecord& r : db.records()) {
+    EXPECT_EQ(r.candidate_count, 212);
+    EXPECT_EQ(r.outcomes.count(CandidateOutcome::Ok), 2);
+    EXPECT_EQ(r.outcomes.count(CandidateOutcome::Spills), 1);
+    EXPECT_EQ(r.outcomes.unrecorded, 207);
+    ASSERT_EQ(r.top.size(), 2u);
+    EXPECT_EQ(r.top[0].config, r.config);
+    EXPECT_LT(r.top[0].median_ms, r.top[1].median_ms);
+    EXPECT_NO_THROW(validate_record(r));
+  }
+  const LoadedDatabase loaded = TuningDatabase::load_with_tables(path);
+  EXPECT_EQ(loaded.schema_version, 3);
+  EXPECT_EQ(loaded.database.records(), db.records());
+  ASSERT_EQ(loaded.tables.size(), 3u);
+  for (const CandidateHistory& table : loaded.tables) {
+    const TuningRecord* r = db.find(table.key);
+    ASSERT_NE(r, nullptr) << table.key;
+    EXPECT_EQ(table.tuned_at, r->tuned_at);
+    EXPECT_EQ(table.candidates, testing::sample_candidates(r->timing.median_ms));
+    EXPECT_EQ(history_mismatch(table, *r), "");
+  }
+  // A schema-3 record changed after it was written is still caught by its schema-3 checksum.
+  json changed = v3;
+  changed["records"][1]["candidates"][2]["spill_bytes"] = 95;
+  EXPECT_NE(load_error(changed.dump(2)).find("damaged.json: records[1] ("), std::string::npos);
+  // The fixtures of schema 3 keep loading.
+  EXPECT_EQ(TuningDatabase::load(JITGEMM_SOURCE_DIR "/tests/fixtures/tuning_checked.json").size(), 5u);
+}
+
+// Every error of the schema-4 reader names the file, the record and field, and the byte.
+TEST(TuningDatabaseLoad, SchemaFourErrorsNameTheFileTheFieldAndTheByte) {
+  const std::string text = three_records().dump();
+  const size_t runs = text.find("\"runs\": 25", text.find("\"records\"")) + 8;  // records[0]'s value
+  std::string bad = text;
+  bad.replace(runs, 2, "\"25\"");
+  EXPECT_TRUE(load_error(bad).ends_with("/damaged.json: records[0].timing.runs: expected integer, got \"25\" (at byte " +
+                                        std::to_string(runs + 1) + ")"))
+      << load_error(bad);
+  bad = text;
+  bad.replace(runs, 2, "0");
+  EXPECT_NE(load_error(bad).find("records[0].timing.runs: expected 1..1000000, got 0 (at byte "), std::string::npos);
+  // A syntax error: the byte and the member being read.
+  bad = text;
+  bad.replace(runs, 2, "2x");
+  EXPECT_NE(load_error(bad).find("/damaged.json: invalid JSON at byte " + std::to_string(runs + 2) +
+                                 " (in records[0].timing.runs): syntax error: invalid number '2x'"),
+            std::string::npos)
+      << load_error(bad);
+  // Control characters and bytes that are not UTF-8 inside a string.
+  bad = text;
+  bad.replace(text.find("NVIDIA H100"), 6, "NVI\x01IA");
+  EXPECT_NE(load_error(bad).find("syntax error: invalid string: control character U+0001 must be escaped"),
+            std::string::npos);
+  bad = text;
+  bad.replace(text.find("NVIDIA H100"), 6, "NVI\xffIA");
+  EXPECT_NE(load_error(bad).find("device.name: not UTF-8: \"NVI\\xFFIA"), std::string::npos) << load_error(bad);
+}
+
+// The loader's rules of the compact form, each named with the file and the position.
+TEST(TuningDatabaseLoad, TheTopListAndTheCountsAreCheckedNamingFileAndPosition) {
+  json j = valid_json();
+  std::swap(j["records"][2]["top"][0], j["records"][2]["top"][1]);
+  EXPECT_NE(load_error(j.dump(2)).find("damaged.json: records[2].top[1].median_ms: expected >= the median_ms of "
+                                       "top[0]"),
+            std::string::npos)
+      << load_error(j.dump(2));
+  j = valid_json();
+  j["records"][0]["candidate_count"] = 7;
+  std::string message = load_error(j.dump(2));
+  EXPECT_NE(message.find("damaged.json: records[0].outcomes: the counts add up to 5, expected candidate_count (7) "
+                         "(at byte "),
+            std::string::npos)
+      << message;
+  j = valid_json();
+  for (int i = 0; i < 7; ++i) j["records"][1]["top"].push_back(j["records"][1]["top"][1]);
+  j["records"][1]["outcomes"]["ok"] = 9;
+  j["records"][1]["candidate_count"] = 12;
+  message = load_error(j.dump(2));
+  EXPECT_NE(message.find("damaged.json: records[1].top[8]: more than 8 candidates"), std::string::npos) << message;
+  EXPECT_NE(message.find("(at byte "), std::string::npos) << message;
 }
 
 // The shipped records were re-saved with their checksums: every load of them verifies each one.

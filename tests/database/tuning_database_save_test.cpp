@@ -170,6 +170,118 @@ TEST(TuningDatabaseSave, SaveReplacesWholeFile) {
   EXPECT_EQ(TuningDatabase::load(path).records(), other.records());
 }
 
+// The history file: written beside the database with the tables given, kept for the records
+// the database holds, read back equal; TuningDatabase::load never reads it.
+TEST(TuningDatabaseSave, SaveMergedKeepsTheHistoryBesideTheDatabase) {
+  const fs::path dir = testing::temp_dir("db_history");
+  const fs::path path = dir / "tuning.json";
+  const fs::path history_path = dir / "tuning.history.json";
+  EXPECT_EQ(history_path_for(path), history_path);
+  EXPECT_EQ(history_path_for(dir / "db"), dir / "db.history.json");
+  const TuningRecord a = sample_record(sample_problem(64, 64, 64)), b = sample_record(sample_problem(128, 64, 64));
+  // Without tables, no history file is made.
+  TuningDatabase::save_merged(path, {a});
+  EXPECT_FALSE(fs::exists(history_path));
+  SaveReport report = TuningDatabase::save_merged(path, {a, b}, {testing::sample_history(a), testing::sample_history(b)});
+  EXPECT_EQ(report.history_entries, 2);
+  TuningHistory history = TuningHistory::load(history_path);
+  ASSERT_EQ(history.size(), 2u);
+  ASSERT_NE(history.find(a), nullptr);
+  EXPECT_EQ(*history.find(a), testing::sample_history(a));
+  EXPECT_EQ(history_mismatch(*history.find(b), b), "");
+  EXPECT_EQ(TuningHistory::parse(history.dump(), "again").entries(), history.entries());
+  // A save without tables keeps the others' entries; a re-tuned record's old entry goes.
+  TuningRecord a2 = sample_record(sample_problem(64, 64, 64), testing::kH100, "2025-03-01T00:00:00Z", 2.5);
+  TuningDatabase::save_merged(path, {sample_record(sample_problem(256, 64, 64))});
+  EXPECT_EQ(TuningHistory::load(history_path).size(), 2u);
+  report = TuningDatabase::save_merged(path, {a2}, {testing::sample_history(a2)});
+  history = TuningHistory::load(history_path);
+  EXPECT_EQ(history.size(), 2u);
+  EXPECT_EQ(history.find(a), nullptr);
+  EXPECT_NE(history.find(a2), nullptr);
+  EXPECT_NE(history.find(b), nullptr);
+  EXPECT_EQ(TuningDatabase::load(path).size(), 3u);
+  EXPECT_EQ(count_files(dir, ".tmp."), 0);
+}
+
+// A damaged history never stops a save: it is moved aside (never deleted), the report says
+// so, and the database and a new history are written; load() never looks at it.
+TEST(TuningDatabaseSave, ADamagedHistoryIsMovedAsideAndTheDatabaseStillSaves) {
+  const fs::path dir = testing::temp_dir("db_history_damaged");
+  const fs::path path = dir / "tuning.json", history_path = dir / "tuning.history.json";
+  const TuningRecord a = sample_record(sample_problem(64, 64, 64)), b = sample_record(sample_problem(128, 64, 64));
+  TuningDatabase::save_merged(path, {a}, {testing::sample_history(a)});
+  const std::string damaged = testing::read_text(history_path).substr(0, 300);
+  testing::write_text(history_path, damaged);
+  EXPECT_EQ(TuningDatabase::load(path).size(), 1u);
+  try {
+    TuningHistory::load(history_path);
+    ADD_FAILURE() << "a truncated history loaded";
+  } catch (const DatabaseError& e) {
+    EXPECT_NE(std::string(e.what()).find(history_path.string() + ": invalid JSON at byte 301"), std::string::npos)
+        << e.what();
+  }
+  const SaveReport report = TuningDatabase::save_merged(path, {b}, {testing::sample_history(b)});
+  ASSERT_TRUE(report.history_moved_aside.has_value());
+  EXPECT_FALSE(report.moved_aside.has_value());
+  EXPECT_EQ(read_text(*report.history_moved_aside), damaged);
+  EXPECT_NE(report.warning.find("moved the damaged history aside to " + report.history_moved_aside->string()),
+            std::string::npos)
+      << report.warning;
+  EXPECT_EQ(TuningDatabase::load(path).size(), 2u);
+  const TuningHistory history = TuningHistory::load(history_path);
+  EXPECT_EQ(history.size(), 1u);  // a's table was in the damaged file
+  EXPECT_NE(history.find(b), nullptr);
+  // A history of a newer schema is left as it is, and the database is still saved.
+  const std::string newer = R"({"schema_version": 2, "histories": [], "shards": []})";
+  testing::write_text(history_path, newer);
+  const SaveReport left = TuningDatabase::save_merged(path, {a}, {testing::sample_history(a)});
+  EXPECT_EQ(read_text(history_path), newer);
+  EXPECT_EQ(left.history_entries, -1);
+  EXPECT_NE(left.warning.find("written by a newer jitgemm"), std::string::npos) << left.warning;
+  EXPECT_EQ(TuningDatabase::load(path).size(), 2u);
+}
+
+TEST(TuningDatabaseSave, InvalidHistoryEntriesAreRefusedBeforeTouchingTheFiles) {
+  const fs::path path = fs::path(testing::temp_dir("db_history_invalid")) / "tuning.json";
+  const TuningRecord a = sample_record(sample_problem(64, 64, 64));
+  TuningDatabase::save_merged(path, {a}, {testing::sample_history(a)});
+  const std::string before = read_text(path), history_before = read_text(history_path_for(path));
+  CandidateHistory bad = testing::sample_history(a);
+  bad.candidates[0].median_ms = 0;  // ok without a time
+  try {
+    TuningDatabase::save_merged(path, {a}, {bad});
+    ADD_FAILURE() << "accepted";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(std::string(e.what()).find("candidates[0].median_ms: expected a number > 0, got 0"), std::string::npos)
+        << e.what();
+  }
+  bad = testing::sample_history(a);
+  bad.candidates.clear();
+  EXPECT_THROW(TuningDatabase::save_merged(path, {a}, {bad}), InvalidArgument);
+  EXPECT_EQ(read_text(path), before);
+  EXPECT_EQ(read_text(history_path_for(path)), history_before);
+}
+
+// A file of schema 3 rewritten by any writer keeps what its records listed: in the history.
+TEST(TuningDatabaseSave, ASchemaThreeFileRewrittenKeepsItsListsInTheHistory) {
+  const fs::path dir = testing::temp_dir("db_history_v3");
+  const fs::path path = dir / "tuning.json";
+  fs::copy_file(JITGEMM_SOURCE_DIR "/tests/fixtures/tuning_checked.json", path);
+  const TuningDatabase before = TuningDatabase::load(path);
+  TuningDatabase::save_merged(path, {sample_record(sample_problem(64, 64, 64))});
+  const TuningDatabase after = TuningDatabase::load(path);
+  EXPECT_EQ(after.size(), before.size() + 1);
+  const TuningHistory history = TuningHistory::load(dir / "tuning.history.json");
+  EXPECT_EQ(history.size(), before.size());
+  for (const TuningRecord& r : before.records()) {
+    const CandidateHistory* entry = history.find(r);
+    ASSERT_NE(entry, nullptr) << r.key();
+    EXPECT_EQ(entry->candidates.size(), 6u);
+    EXPECT_EQ(history_mismatch(*entry, *after.find(r.key())), "");
+  }
+}
+
 // Child process body: 25 save_merged calls, one record each. Exit status 0 on success.
 [[noreturn]] void write_records(const fs::path& path, int writer, int start_fd) {
   char go;

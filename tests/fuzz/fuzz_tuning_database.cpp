@@ -1,6 +1,8 @@
 // libFuzzer target: the tuning-database reader. The input is a database file's text, handed
-// to TuningDatabase::parse, the function load() calls with the file's contents (schema 1
-// through the migration, schema 2, every record's fields).
+// to TuningDatabase::parse, the function load() calls with the file's contents (schema 1-3
+// through the migrations and the JSON tree, schema 4 through the streaming reader), and to
+// TuningHistory::parse, the reader of the history file beside a database (the same streaming
+// reader).
 //
 // What must hold for any input:
 //   - parse returns or throws DatabaseError; any other exception escapes, ends the process
@@ -15,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "database/candidate_history.hpp"
 #include "database/tuning_database.hpp"
 #include "jitgemm/error.hpp"
 
@@ -46,10 +49,35 @@ void check_loaded(const jitgemm::TuningDatabase& db) {
   if (reloaded.records() != db.records()) fail("saving and loading changed the records", saved);
 }
 
+void check_history(std::string_view text) {
+  jitgemm::TuningHistory history;
+  try {
+    history = jitgemm::TuningHistory::parse(text, "fuzz.history.json");
+  } catch (const jitgemm::DatabaseError&) {
+    return;  // rejected with a message
+  }
+  for (const jitgemm::CandidateHistory& entry : history.entries()) {
+    try {
+      jitgemm::validate_history_entry(entry);
+    } catch (const jitgemm::Error& e) {
+      fail("a loaded history entry fails validate_history_entry", e.what());
+    }
+  }
+  const std::string saved = history.dump();
+  jitgemm::TuningHistory reloaded;
+  try {
+    reloaded = jitgemm::TuningHistory::parse(saved, "saved");
+  } catch (const jitgemm::DatabaseError& e) {
+    fail("the saved text of a loaded history does not load", e.what());
+  }
+  if (reloaded.entries() != history.entries()) fail("saving and loading changed the history", saved);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  check_history(text);
   jitgemm::TuningDatabase db;
   try {
     db = jitgemm::TuningDatabase::parse(text, "fuzz.json");

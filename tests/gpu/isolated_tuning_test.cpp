@@ -72,6 +72,9 @@ TEST(IsolatedTuning, PlantedCandidatesNeverEndTheRun) {
   }
   settings.timing_runs = 20;
   settings.finalists = 2;
+  // Every plant must be measured: the budgeted search (the default), with room for a fresh
+  // worker after each fault and the hang's watchdog.
+  settings.budget_s = 120;
 
   const int n = rounds();
   for (int round = 0; round < n; ++round) {

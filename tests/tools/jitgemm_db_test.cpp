@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cuda/driver_api.hpp"
+#include "database/candidate_history.hpp"
 #include "database/tuning_database.hpp"
 #include "support/test_support.hpp"
 #include "tools/run_tool.hpp"
@@ -36,6 +37,13 @@ Result run_db(const std::vector<std::string>& args, const std::string& env = "")
 }
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The schema_version a file declares.
+int nlohmann_schema(const std::string& path) {
+  const std::string text = read_file_text(path);
+  const size_t at = text.find("\"schema_version\": ");
+  return at == std::string::npos ? 0 : std::stoi(text.substr(at + 18));
+}
 
 class JitgemmDb : public ::testing::Test {
  protected:
@@ -89,7 +97,9 @@ TEST_F(JitgemmDb, ShowPrintsAllFieldsAndSortedCandidates) {
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* part : {"sm90, 132 SMs", "driver 12080", "templates 5c1e0a9d2b7f4e31", "stages 3",
                            "median 3.4120 ms", "25 runs", "L2 flushed", "tolerance 1.000e-05",
-                           "2025-06-02T14:05:11Z", "212 tried, 6 listed"})
+                           "2025-06-02T14:05:11Z",
+                           "212 tried: 3 ok, 1 spills, 1 launch_failed, 1 wrong_result, 206 unrecorded",
+                           "top 6 of 6 listed, from", "(schema 1: its records list their candidates)"})
     EXPECT_TRUE(has(r.out, part)) << part << "\n" << r.out;
   size_t ok = r.out.rfind(" ok "), spills = r.out.find(" spills "), wrong = r.out.find(" wrong_result ");
   ASSERT_NE(spills, std::string::npos);
@@ -143,6 +153,115 @@ TEST_F(JitgemmDb, DiffMergeAndPrune) {
   r = run_db({"--db", merged, "prune"});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "give at least one of")) << r.err;
+}
+
+// show: the full table from the history file beside the database when it has the record's
+// entry, else the record's own top list, saying which.
+TEST_F(JitgemmDb, ShowReadsTheCandidatesFromTheHistoryWhenThereIsOne) {
+  const std::string v4 = kFixtures + "tuning_v4.json";
+  Result r = run_db({"--db", v4, "show", "4000x4000x4000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "top 6 of 6 listed, from " + kFixtures + "tuning_v4.history.json:")) << r.out;
+  size_t ok = r.out.rfind(" ok "), spills = r.out.find(" spills "), launch = r.out.find(" launch_failed ");
+  ASSERT_NE(spills, std::string::npos) << r.out;
+  EXPECT_LT(ok, spills);
+  EXPECT_LT(spills, launch);
+  EXPECT_TRUE(has(r.out, "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE")) << r.out;  // a detail only the history keeps
+  r = run_db({"--db", v4, "show", "4000x4000x4000", "--top", "2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "top 2 of 6 listed")) << r.out;
+  // Without the history: the record's own fastest candidates.
+  const std::string dir = jitgemm::testing::temp_dir("jitgemm_db_show");
+  const std::string alone = dir + "/alone.json";
+  fs::copy_file(v4, alone);
+  r = run_db({"--db", alone, "show", "4000x4000x4000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "212 tried: 3 ok, 1 spills, 1 launch_failed, 1 wrong_result, 206 unrecorded")) << r.out;
+  EXPECT_TRUE(has(r.out, "top 3 of 3 ok, from the record (no history file " + dir + "/alone.history.json)")) << r.out;
+  EXPECT_FALSE(has(r.out, " spills ")) << r.out;
+}
+
+// A damaged history is said clearly by show (on stderr) and verify (exit 1), and never stops
+// the database from loading: list, show and the database's own verify work.
+TEST_F(JitgemmDb, ADamagedHistoryIsReportedAndTheDatabaseStillLoads) {
+  const std::string db = kFixtures + "tuning_v4_damaged_history.json";
+  const std::string history = kFixtures + "tuning_v4_damaged_history.history.json";
+  const std::string damage = history + ": histories[1].checksum: the entry (" + kH100 +
+                             "|sm90|gemm.fp32.NN.general.general.full.4000x4000x4000";
+  Result r = run_db({"--db", db, "list"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = run_db({"--db", db, "show", "4000x4000x4000"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "jitgemm-db: " + damage)) << r.err;
+  EXPECT_TRUE(has(r.err, "(showing the candidates the database keeps instead)")) << r.err;
+  EXPECT_TRUE(has(r.out, "top 3 of 3 ok, from the record (the history file " + history + " is damaged)")) << r.out;
+  r = run_db({"verify", db});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.out, db + ": ok: 5 records")) << r.out;
+  EXPECT_TRUE(has(r.err, damage)) << r.err;
+  r = run_db({"verify", history});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, damage)) << r.err;
+  EXPECT_EQ(jitgemm::TuningDatabase::load(db).size(), 5u);
+}
+
+// verify checks a history file given by name too, against the database beside it: entries of
+// no record are counted, an entry whose candidates are not what its record counts is an error.
+TEST_F(JitgemmDb, VerifyChecksAHistoryFileAgainstItsDatabase) {
+  Result r = run_db({"verify", kFixtures + "tuning_v4.json", kFixtures + "tuning_v4.history.json"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, kFixtures + "tuning_v4.json: ok: 5 records")) << r.out;
+  EXPECT_TRUE(has(r.out, kFixtures + "tuning_v4.history.json: ok: 5 entries, 5 of them for records of " + kFixtures +
+                             "tuning_v4.json"))
+      << r.out;
+  // Against a database whose record has other counts; and with a record pruned.
+  const std::string dir = jitgemm::testing::temp_dir("jitgemm_db_verify_history");
+  fs::copy_file(kFixtures + "tuning_v4.json", dir + "/db.json");
+  fs::copy_file(kFixtures + "tuning_v4.history.json", dir + "/db.history.json");
+  jitgemm::TuningDatabase db = jitgemm::TuningDatabase::load(dir + "/db.json");
+  jitgemm::TuningRecord changed = db.records().front();
+  changed.outcomes.by_outcome[jitgemm::CandidateOutcome::Spills] += 1;
+  changed.outcomes.unrecorded -= 1;
+  db.upsert(changed);
+  db.erase(db.records().back().key());
+  db.save(dir + "/db.json");  // the history untouched
+  r = run_db({"verify", dir + "/db.json"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_TRUE(has(r.err, dir + "/db.history.json: the entry of " + changed.key())) << r.err;
+  EXPECT_TRUE(has(r.err, "are not the 7 the record counts")) << r.err;
+}
+
+// merge carries the candidate tables along: from the inputs' history files, and from the lists
+// of an input of schema 1-3; the output's history keeps those of the records that won.
+TEST_F(JitgemmDb, MergeCarriesTheHistoriesAlong) {
+  const std::string dir = jitgemm::testing::temp_dir("jitgemm_db_merge_history");
+  Result r = run_db({"merge", dir + "/from_v4.json", kFixtures + "tuning_v4.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "history: " + dir + "/from_v4.history.json (5 candidate tables)")) << r.out;
+  EXPECT_EQ(jitgemm::TuningHistory::load(dir + "/from_v4.history.json").entries(),
+            jitgemm::TuningHistory::load(kFixtures + "tuning_v4.history.json").entries());
+  r = run_db({"merge", dir + "/from_v1.json", kSmall});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(jitgemm::TuningHistory::load(dir + "/from_v1.history.json").size(), 5u);
+  r = run_db({"diff", dir + "/from_v1.json", kSmall});
+  EXPECT_EQ(r.status, 0) << r.out;
+  r = run_db({"--db", dir + "/from_v1.json", "show", kKey4096});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "from " + dir + "/from_v1.history.json")) << r.out;
+  // Rewriting a file in place as schema 4: its lists go to its history.
+  fs::copy_file(kSmall, dir + "/old.json");
+  r = run_db({"merge", dir + "/old.json", dir + "/old.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = run_db({"verify", dir + "/old.json"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, dir + "/old.history.json: ok: 5 entries, 5 of them")) << r.out;
+  EXPECT_EQ(nlohmann_schema(dir + "/old.json"), 4);
+  // An input's damaged history is a warning: the records are merged, its tables are not.
+  r = run_db({"merge", dir + "/from_damaged.json", kFixtures + "tuning_v4_damaged_history.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.err, "warning: " + kFixtures + "tuning_v4_damaged_history.history.json: histories[1]")) << r.err;
+  EXPECT_EQ(jitgemm::TuningDatabase::load(dir + "/from_damaged.json").size(), 5u);
+  EXPECT_FALSE(fs::exists(dir + "/from_damaged.history.json"));
 }
 
 // prune --stale compares only the environment fields it is given (staleness() with the
@@ -260,6 +379,9 @@ TEST_F(JitgemmDb, VerifyReportsEveryFileOfTheDamagedCorpus) {
       {"damaged_unbuildable.json", "records[3].config: simt_fp32_128x256x16_w2x4_t8x16_s1_k1_g8 cannot be built"},
       {"damaged_checksum.json", "records[0] (" + kH100 + "|sm90|gemm.fp32.NN.general.general.full.1024x1024x1024"},
       {"damaged_no_checksum.json", "records[4].checksum: missing"},
+      {"damaged_v4_top_unsorted.json", "records[1].top[1].median_ms: expected >= the median_ms of top[0]"},
+      {"damaged_v4_top_too_long.json", "records[2].top[8]: more than 8 candidates"},
+      {"damaged_v4_counts.json", "records[0].outcomes: the counts add up to 213, expected candidate_count (212) (at byte"},
   };
   for (const auto& [file, message] : damaged) args.push_back(kFixtures + file);
   args.push_back(kSmall);

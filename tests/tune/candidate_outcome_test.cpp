@@ -13,7 +13,8 @@ namespace {
 constexpr CandidateOutcome kEveryOutcome[] = {CandidateOutcome::Ok,           CandidateOutcome::CompileFailed,
                                               CandidateOutcome::Spills,       CandidateOutcome::LaunchFailed,
                                               CandidateOutcome::WrongResult, CandidateOutcome::Skipped,
-                                              CandidateOutcome::Faulted,      CandidateOutcome::TimedOut};
+                                              CandidateOutcome::Faulted,      CandidateOutcome::TimedOut,
+                                              CandidateOutcome::Pruned,       CandidateOutcome::OverBudget};
 
 TEST(CandidateOutcome, EveryNameParsesBackToItsValue) {
   for (CandidateOutcome o : kEveryOutcome) {
@@ -24,6 +25,8 @@ TEST(CandidateOutcome, EveryNameParsesBackToItsValue) {
   EXPECT_EQ(to_string(CandidateOutcome::WrongResult), "wrong_result");
   EXPECT_EQ(to_string(CandidateOutcome::Faulted), "faulted");
   EXPECT_EQ(to_string(CandidateOutcome::TimedOut), "timed_out");
+  EXPECT_EQ(to_string(CandidateOutcome::Pruned), "pruned");
+  EXPECT_EQ(to_string(CandidateOutcome::OverBudget), "over_budget");
 }
 
 TEST(CandidateOutcome, UnknownNamesAreRejectedNamingTheField) {
@@ -36,6 +39,7 @@ TEST(CandidateOutcome, UnknownNamesAreRejectedNamingTheField) {
     EXPECT_NE(message.find("candidates[3].outcome"), std::string::npos) << message;
     EXPECT_NE(message.find("'crashed'"), std::string::npos) << message;
     EXPECT_NE(message.find("compile_failed"), std::string::npos) << message;
+    EXPECT_NE(message.find("over_budget"), std::string::npos) << message;
   }
 }
 

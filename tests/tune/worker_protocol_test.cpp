@@ -53,7 +53,7 @@ TEST(WorkerProtocol, SetupRoundTrips) {
   s.problem.m = 256, s.problem.n = 128, s.problem.k = 4096;
   s.problem.trans_a = Op::T, s.problem.ldb = 132, s.problem.alpha = -0.5f, s.problem.beta = 0.25f;
   s.problem.structure_a = Structure::Lower, s.problem.fill = Fill::Lower, s.problem.precision = Precision::TF32x3;
-  s.settings = {12345678901234ull, 2, 4, 21};
+  s.settings = {12345678901234ull, 2, 21};
   s.device = 1, s.template_dir = "/tmp/t", s.cache_dir = "/tmp/c";
   const WorkerSetup back = parse_setup(json::from_cbor(json::to_cbor(setup_message(s))));
   EXPECT_EQ(back.problem.to_string(), s.problem.to_string());
@@ -72,13 +72,41 @@ TEST(WorkerProtocol, MeasureCarriesTheCubinBytes) {
   kernel.kernel_name = "gemm";
   kernel.lowered_name = "_Z4gemmv";
   for (int i = 0; i < 1000; ++i) kernel.cubin.push_back(static_cast<char>(i * 37));
-  const MeasureRequest request{17, &config, &kernel, MeasurePhase::Final, 2000};
+  const MeasureRequest request{17, &config, &kernel, MeasurePhase::Retime, 1, 12, 2000};
   const OwnedRequest back = parse_measure(json::from_cbor(json::to_cbor(measure_message(request))));
   EXPECT_EQ(back.index, 17u);
-  EXPECT_EQ(back.phase, MeasurePhase::Final);
+  EXPECT_EQ(back.phase, MeasurePhase::Retime);
+  EXPECT_EQ(back.warmup_runs, 1);
+  EXPECT_EQ(back.runs, 12);
+  EXPECT_EQ(back.view().runs, 12);
   EXPECT_EQ(back.config, config);
   EXPECT_EQ(back.kernel.lowered_name, "_Z4gemmv");
   EXPECT_EQ(back.kernel.cubin, kernel.cubin);
+}
+
+TEST(WorkerProtocol, AMeasureWithAnUnknownPhaseOrRunCountIsAnError) {
+  const KernelConfig config = simt_config();
+  CompiledKernel kernel;
+  kernel.kernel_name = "gemm";
+  const json good = measure_message({3, &config, &kernel, MeasurePhase::Screen, 0, 2, 1000});
+  EXPECT_EQ(parse_measure(good).phase, MeasurePhase::Screen);
+  json bad_phase = good;
+  bad_phase["phase"] = "final";
+  EXPECT_THROW(parse_measure(bad_phase), Error);
+  json no_runs = good;
+  no_runs["runs"] = 0;
+  EXPECT_THROW(parse_measure(no_runs), Error);
+  json negative_warmup = good;
+  negative_warmup["warmup_runs"] = -1;
+  EXPECT_THROW(parse_measure(negative_warmup), Error);
+}
+
+TEST(WorkerProtocol, LaunchesOfARequestCountItsVerificationWarmupAndRuns) {
+  MeasureRequest r;
+  r.warmup_runs = 1, r.runs = 2;
+  EXPECT_EQ(launches_of(r), 4);
+  r.phase = MeasurePhase::Retime, r.warmup_runs = 3, r.runs = 25;
+  EXPECT_EQ(launches_of(r), 29);  // a fresh worker verifies a candidate it has not seen
 }
 
 TEST(WorkerProtocol, VerdictsKeepNonFiniteErrorsAndTheContextFlag) {

@@ -1,0 +1,50 @@
+// tuning_budget.hpp — the budgeted search's clock and accounts: how much of the budget is left,
+// and what one measurement will cost, learned from those made so far (a fixed overhead per
+// request: loading the kernel, verifying it, the worker's round trip; plus its launches at the
+// candidate's median). Times are seconds; the clock is injected so that tests can fake it.
+//
+//   TuningBudget budget(20.0, steady_seconds());
+//   if (budget.measure_cost_s(median_ms, launches) < budget.remaining_s()) ... measure ...
+//   budget.record_measure(wall_s, launches, verdict.timing.median_ms);
+#pragma once
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+namespace jitgemm {
+
+// Seconds since some fixed start, never decreasing; may be called from several threads.
+using TuningClock = std::function<double()>;
+TuningClock steady_seconds();
+
+class TuningBudget {
+ public:
+  // Until a measurement was recorded: this overhead per request.
+  static constexpr double kDefaultOverheadS = 0.03;
+
+  // `budget_s` <= 0: no limit (remaining_s() is infinity). The budget starts now.
+  TuningBudget(double budget_s, TuningClock clock);
+
+  bool limited() const noexcept { return budget_s_ > 0; }
+  double budget_s() const noexcept { return budget_s_; }
+  double now_s() const { return clock_(); }
+  double elapsed_s() const { return clock_() - start_s_; }
+  double remaining_s() const;  // may be negative once spent
+
+  // A measurement made: `wall_s` it took, `launches` of `median_ms` each (0: none timed).
+  void record_measure(double wall_s, int launches, double median_ms);
+  // The overhead per request: the median of those recorded.
+  double overhead_s() const noexcept { return overhead_s_; }
+  // What a request of `launches` launches at `median_ms` will take.
+  double measure_cost_s(double median_ms, int launches) const;
+
+ private:
+  double budget_s_;
+  TuningClock clock_;
+  double start_s_;
+  std::vector<double> overheads_s_;
+  double overhead_s_ = kDefaultOverheadS;
+};
+
+}  // namespace jitgemm

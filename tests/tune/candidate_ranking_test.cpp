@@ -1,0 +1,142 @@
+// The budgeted search's ranking (priors, the kept default, the model's order, pruning) and the
+// performance model's sense on shapes whose answer is known.
+#include "tune/candidate_ranking.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "codegen/candidate_space.hpp"
+#include "codegen/kernel_family.hpp"
+#include "tune/performance_model.hpp"
+
+namespace jitgemm {
+namespace {
+
+ProblemKey key_of(int64_t m, int64_t n, int64_t k, Precision precision) {
+  ProblemKey key;
+  key.m = m, key.n = n, key.k = k, key.precision = precision;
+  return key;
+}
+
+std::vector<std::string> names_in_order(const std::vector<KernelConfig>& configs, const CandidateRanking& r) {
+  std::vector<std::string> out;
+  for (const CandidateRank& c : r.order) out.push_back(configs[c.index].name());
+  return out;
+}
+
+const DeviceModel kH200 = DeviceModel::hopper(132);
+
+TEST(CandidateRanking, TheOrderIsDeterministicWhateverTheInputOrder) {
+  const ProblemKey key = key_of(4096, 4096, 4096, Precision::TF32x3);
+  std::vector<KernelConfig> configs = tuning_candidates(key);
+  const CandidateRanking first = rank_candidates(key, configs, kH200, {});
+  EXPECT_EQ(names_in_order(configs, first), names_in_order(configs, rank_candidates(key, configs, kH200, {})));
+  std::vector<KernelConfig> shuffled = configs;
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937_64(5));
+  EXPECT_EQ(names_in_order(configs, first), names_in_order(shuffled, rank_candidates(key, shuffled, kH200, {})));
+  ASSERT_EQ(first.order.size(), configs.size());
+  for (size_t i = 1; i < first.order.size(); ++i)
+    if (first.order[i].pruned == first.order[i - 1].pruned)
+      EXPECT_LE(first.order[i - 1].estimate_us, first.order[i].estimate_us) << i;
+}
+
+TEST(CandidateRanking, PriorsComeFirstInTheirOrderThenTheKeptDefault) {
+  const ProblemKey key = key_of(2048, 4096, 8192, Precision::TF32x3);
+  const std::vector<KernelConfig> configs = tuning_candidates(key);
+  const CandidateRanking plain = rank_candidates(key, configs, kH200, {});
+  // Two of the model's last unpruned candidates as priors, the default kept.
+  std::vector<KernelConfig> tail;
+  for (auto it = plain.order.rbegin(); it != plain.order.rend() && tail.size() < 2; ++it)
+    if (!it->pruned) tail.push_back(configs[it->index]);
+  ASSERT_EQ(tail.size(), 2u);
+  const KernelConfig dflt = untuned_config(key);
+  const CandidateRanking r = rank_candidates(key, configs, kH200, {2.0, {tail[1], tail[0]}, {dflt}});
+  ASSERT_GE(r.order.size(), 3u);
+  EXPECT_EQ(configs[r.order[0].index], tail[1]);
+  EXPECT_EQ(configs[r.order[1].index], tail[0]);
+  EXPECT_TRUE(r.order[0].prior && r.order[1].prior);
+  // Then the priors' other forms (their K-split siblings), then the kept default.
+  size_t after_priors = 0;
+  while (after_priors < r.order.size() && r.order[after_priors].prior) ++after_priors;
+  ASSERT_LT(after_priors, r.order.size());
+  EXPECT_EQ(configs[r.order[after_priors].index], dflt);
+  EXPECT_TRUE(r.order[after_priors].kept);
+  for (size_t i = after_priors; i < r.order.size(); ++i) EXPECT_FALSE(r.order[i].prior) << i;
+}
+
+TEST(CandidateRanking, APriorTunedForAnotherShapeMatchesItsAdaptedConfig) {
+  // A SIMT record's tiles with the split K of another shape: the same kernel here.
+  const ProblemKey key = key_of(1000, 1000, 1000, Precision::FP32);
+  const std::vector<KernelConfig> configs = tuning_candidates(key);
+  KernelConfig prior = configs.back();
+  prior.split_k = 256;  // what a record of a far longer K might hold
+  ASSERT_EQ(std::find(configs.begin(), configs.end(), prior), configs.end());
+  const CandidateRanking r = rank_candidates(key, configs, kH200, {2.0, {prior}, {}});
+  ASSERT_TRUE(r.order.front().prior);
+  KernelConfig first = configs[r.order.front().index];
+  first.split_k = prior.split_k;
+  EXPECT_EQ(first, prior);
+}
+
+TEST(CandidateRanking, PruningNeverDropsTheDefaultOrAPrior) {
+  for (Precision precision : {Precision::FP32, Precision::TF32x3, Precision::TF32}) {
+    const ProblemKey key = key_of(256, 256, 524288, precision);
+    const std::vector<KernelConfig> configs = tuning_candidates(key);
+    const KernelConfig dflt = untuned_config(key);
+    const CandidateRanking plain = rank_candidates(key, configs, kH200, {});
+    const KernelConfig slowest = configs[plain.order.back().index];
+    // A ratio that prunes all but each family's best, the kept and the priors.
+    const CandidateRanking r = rank_candidates(key, configs, kH200, {1.000001, {slowest}, {dflt}});
+    EXPECT_GT(r.pruned, configs.size() / 2) << to_string(precision);
+    for (const CandidateRank& c : r.order) {
+      if (configs[c.index] == dflt || configs[c.index] == slowest) EXPECT_FALSE(c.pruned) << configs[c.index].name();
+      if (c.pruned) EXPECT_GT(c.ratio, 1.000001);
+    }
+    for (size_t i = 0; i + 1 < r.order.size(); ++i)
+      EXPECT_LE(r.order[i].pruned, r.order[i + 1].pruned) << "the pruned come last";
+    EXPECT_EQ(rank_candidates(key, configs, kH200, {0, {}, {}}).pruned, 0u) << "ratio 0 prunes nothing";
+  }
+}
+
+TEST(PerformanceModel, PrefersWhatH200MeasurementsPrefer) {
+  // tf32, 4096^3: the 128x256 tile over 128x128 (fewer operand reads per product).
+  const ProblemKey square = key_of(4096, 4096, 4096, Precision::TF32);
+  const auto us = [&](const char* name, const ProblemKey& key) {
+    return estimate_time(KernelConfig::parse(name), key, kH200).total_us;
+  };
+  EXPECT_LT(us("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs", square),
+            us("wgmma_tf32_128x128x32_c2_s4_a0_b1_m0_g8_rs", square));
+  // tf32x3, 256 x 256 x 524288: operands read in place beat the pre-pass over 1 GB of planes.
+  const ProblemKey large_k = key_of(256, 256, 524288, Precision::TF32x3);
+  EXPECT_LT(us("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rst_tw_k132", large_k),
+            us("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_k132", large_k));
+  // CTA pairs pay a barrier per stage: slower where nothing is memory-bound.
+  const ProblemKey x3 = key_of(4096, 4096, 4096, Precision::TF32x3);
+  EXPECT_LT(us("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8", x3),
+            us("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_x2", x3));
+  // More K takes longer; a triangular product less than its dense one.
+  const KernelConfig simt = KernelConfig::parse("simt_fp32_128x128x16_w2x4_t8x8_s3_k1_g8");
+  EXPECT_LT(estimate_time(simt, key_of(2048, 2048, 1024, Precision::FP32), kH200).total_us,
+            estimate_time(simt, key_of(2048, 2048, 2048, Precision::FP32), kH200).total_us);
+  ProblemKey lower = key_of(4096, 4096, 4096, Precision::FP32);
+  lower.structure_a = lower.structure_b = Structure::Lower;
+  lower.fill = Fill::Lower;
+  EXPECT_LT(estimate_time(simt, lower, kH200).total_us,
+            0.5 * estimate_time(simt, key_of(4096, 4096, 4096, Precision::FP32), kH200).total_us);
+}
+
+TEST(PerformanceModel, EveryCandidateOfTheReferenceShapesHasAFiniteEstimate) {
+  for (Precision precision : {Precision::FP32, Precision::TF32x3, Precision::TF32})
+    for (const ProblemKey& key : {key_of(256, 256, 524288, precision), key_of(2048, 4096, 8192, precision),
+                                  key_of(3, 5, 7, precision), key_of(1, 1000, 1, precision)})
+      for (const KernelConfig& c : tuning_candidates(key)) {
+        const TimeEstimate e = estimate_time(c, key, kH200);
+        EXPECT_TRUE(e.total_us > 0 && e.total_us < 1e9) << c.name() << " on " << key.canonical();
+      }
+  EXPECT_GE(estimate_time(KernelConfig{}, key_of(0, 5, 5, Precision::FP32), kH200).total_us, 1e9);
+}
+
+}  // namespace
+}  // namespace jitgemm

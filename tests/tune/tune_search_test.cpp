@@ -1,0 +1,303 @@
+// The tuning loop on the CPU (tune/tune_search.hpp): real candidates, rendered for real; a fake
+// compile, a fake bench with synthetic timings (the model's estimate times a fixed random
+// factor in [0.8, 1.25]) and a fake clock.
+#include "tune/tune_search.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <random>
+
+#include "codegen/candidate_space.hpp"
+#include "codegen/kernel_family.hpp"
+#include "codegen/template_store.hpp"
+#include "jitgemm/error.hpp"
+#include "tune/candidate_ranking.hpp"
+#include "tune/fake_tuning.hpp"
+
+namespace jitgemm {
+namespace {
+
+using testing::FakeBench;
+using testing::FakeClock;
+using testing::FakeKernel;
+
+struct Scenario {
+  GemmProblem problem;
+  ProblemKey key;
+  std::vector<KernelConfig> configs;
+  std::map<std::string, FakeKernel> kernels;
+
+  // The candidates' true medians: the model's estimate off by a factor in [0.8, 1.25].
+  Scenario(int64_t m, int64_t n, int64_t k, Precision precision, uint64_t seed = 1) {
+    problem.m = m, problem.n = n, problem.k = k, problem.precision = precision;
+    key = make_problem_key(problem);
+    configs = tuning_candidates(key);
+    std::mt19937_64 random(seed);
+    std::uniform_real_distribution<double> off(0.8, 1.25);
+    for (const KernelConfig& c : configs)
+      kernels[c.name()].ms = estimate_time(c, key, DeviceModel::hopper(132)).total_us / 1000 * off(random);
+  }
+  size_t fastest(const std::vector<std::string>& except = {}) const {
+    size_t best = configs.size();
+    for (size_t i = 0; i < configs.size(); ++i) {
+      const std::string name = configs[i].name();
+      if (kernels.at(name).wrong || std::find(except.begin(), except.end(), name) != except.end()) continue;
+      if (best == configs.size() || kernels.at(name).ms < kernels.at(configs[best].name()).ms) best = i;
+    }
+    return best;
+  }
+  double ms(size_t i) const { return kernels.at(configs[i].name()).ms; }
+};
+
+struct SearchRun {
+  FakeClock clock;
+  FakeBench* bench = nullptr;  // owned by the search while it runs; kept for its request log
+  std::vector<FakeBench::Request> requests;
+  TuneResult result;
+
+  testing::CompilePacing pacing;  // compiles keep pace with measurements (see fake_tuning.hpp)
+
+  SearchRun(const Scenario& s, TuneSettings settings, double compile_s = 0.0, double overhead_s = 0.02,
+      double noise = 0.0) {
+    SearchEnvironment env;
+    env.configs = s.configs;
+    env.specialization = specialization_of(s.key);
+    env.templates = &TemplateStore::active();
+    env.compile = testing::fake_compile(clock, compile_s, nullptr, &pacing);
+    env.make_bench = [&](const BenchSettings&) {
+      auto b = std::make_unique<RecordingBench>(clock, s.kernels, overhead_s, noise, requests, pacing);
+      return std::unique_ptr<CandidateBench>(std::move(b));
+    };
+    env.clock = clock.clock();
+    env.device = DeviceModel::hopper(132);
+    env.kept = {untuned_config(s.key)};
+    if (settings.jobs == 0) settings.jobs = 2;
+    result = run_tune_search(s.problem, env, settings);
+  }
+
+  // A FakeBench that leaves its request log behind when the search drops it.
+  struct RecordingBench : FakeBench {
+    RecordingBench(FakeClock& c, std::map<std::string, FakeKernel> k, double o, double n,
+                   std::vector<FakeBench::Request>& out, testing::CompilePacing& pacing)
+        : FakeBench(c, std::move(k), o, n), out_(out), pacing_(pacing) {}
+    ~RecordingBench() override { out_ = requests; }
+    BenchVerdict measure(const MeasureRequest& r) override {
+      ++pacing_.measures;
+      return FakeBench::measure(r);
+    }
+    std::vector<FakeBench::Request>& out_;
+    testing::CompilePacing& pacing_;
+  };
+
+  size_t count(CandidateOutcome outcome) const {
+    return static_cast<size_t>(std::count_if(result.candidates.begin(), result.candidates.end(),
+                                             [&](const CandidateMeasurement& m) { return m.outcome == outcome; }));
+  }
+};
+
+TuneSettings exhaustive() {
+  TuneSettings s;
+  s.search = TuneSearch::Exhaustive;
+  return s;
+}
+
+TuneSettings budgeted(double budget_s) {
+  TuneSettings s;
+  s.search = TuneSearch::Budgeted;
+  s.budget_s = budget_s;
+  return s;
+}
+
+TEST(TuneSearch, ExhaustiveTimesEveryCandidateAndTheFastestVerifiedWins) {
+  const Scenario s(4096, 4096, 4096, Precision::TF32);
+  const SearchRun run(s, exhaustive());
+  ASSERT_EQ(run.result.candidates.size(), s.configs.size());
+  EXPECT_EQ(run.count(CandidateOutcome::Ok), s.configs.size());
+  ASSERT_NE(run.result.best(), nullptr);
+  EXPECT_EQ(static_cast<size_t>(run.result.winner), s.fastest());
+  size_t screens = 0, finals = 0;
+  for (const FakeBench::Request& r : run.requests) {
+    const bool screen = r.phase == MeasurePhase::Screen;
+    ++(screen ? screens : finals);
+    EXPECT_EQ(r.runs, screen ? 5 : 25);
+    EXPECT_EQ(r.warmup_runs, 3);
+  }
+  EXPECT_EQ(screens, s.configs.size());
+  EXPECT_EQ(finals, 8u);
+  EXPECT_EQ(run.result.rounds, 2);
+  EXPECT_EQ(run.result.best()->timing.runs, 25);
+  EXPECT_TRUE(run.result.best()->finalist);
+}
+
+TEST(TuneSearch, ResultsKeepTheInputOrder) {
+  const Scenario s(2048, 4096, 8192, Precision::TF32);
+  const SearchRun run(s, budgeted(0));
+  ASSERT_EQ(run.result.candidates.size(), s.configs.size());
+  for (size_t i = 0; i < s.configs.size(); ++i) {
+    EXPECT_EQ(run.result.candidates[i].config, s.configs[i]);
+    EXPECT_NE(run.result.candidates[i].outcome, CandidateOutcome::Skipped) << s.configs[i].name();
+  }
+  EXPECT_GT(run.result.times.total_s, 0);
+  EXPECT_LE(run.result.times.measure_s, run.result.times.total_s + 1e-9);
+}
+
+TEST(TuneSearch, BudgetedWithoutALimitFindsTheExhaustiveWinner) {
+  for (uint64_t seed : {1, 2, 3}) {
+    const Scenario s(4096, 4096, 4096, Precision::TF32x3, seed);
+    const SearchRun run(s, budgeted(0), 0.0, 0.02, 0.01);
+    ASSERT_NE(run.result.best(), nullptr);
+    EXPECT_LE(s.ms(static_cast<size_t>(run.result.winner)), 1.03 * s.ms(s.fastest())) << "seed " << seed;
+    EXPECT_EQ(run.count(CandidateOutcome::OverBudget), 0u);
+    for (const CandidateMeasurement& m : run.result.candidates)
+      if (m.outcome == CandidateOutcome::Pruned) EXPECT_EQ(m.detail.rfind("pruned: estimate", 0), 0u) << m.detail;
+    EXPECT_GT(run.result.rounds, 2) << "successive halving: more than a screening and a final round";
+  }
+}
+
+TEST(TuneSearch, RoundOneTakesFewRunsAndLaterRoundsDoubleThemUpToTheFinal) {
+  const Scenario s(4096, 4096, 4096, Precision::TF32);
+  const SearchRun run(s, budgeted(0));
+  std::vector<int> retime_runs;
+  for (const FakeBench::Request& r : run.requests) {
+    if (r.phase == MeasurePhase::Screen) {
+      EXPECT_EQ(r.runs, 2);
+      EXPECT_EQ(r.warmup_runs, 1);
+    } else if (retime_runs.empty() || retime_runs.back() != r.runs) {
+      retime_runs.push_back(r.runs);
+    }
+  }
+  ASSERT_GE(retime_runs.size(), 2u);
+  for (size_t i = 1; i + 1 < retime_runs.size(); ++i) EXPECT_EQ(retime_runs[i], 2 * retime_runs[i - 1]);
+  EXPECT_EQ(retime_runs.front(), 4);
+  EXPECT_EQ(retime_runs.back(), 25);
+  size_t finalists = 0;
+  for (const CandidateMeasurement& m : run.result.candidates) {
+    if (!m.finalist) continue;
+    ++finalists;
+    EXPECT_EQ(m.timing.runs, 25) << m.config.name();
+  }
+  EXPECT_EQ(finalists, 8u);
+}
+
+TEST(TuneSearch, AWrongResultNeverWins) {
+  Scenario s(4096, 4096, 4096, Precision::TF32);
+  const size_t fastest = s.fastest();
+  s.kernels[s.configs[fastest].name()].wrong = true;
+  for (TuneSettings settings : {exhaustive(), budgeted(0)}) {
+    const SearchRun run(s, settings);
+    ASSERT_NE(run.result.best(), nullptr);
+    EXPECT_NE(static_cast<size_t>(run.result.winner), fastest);
+    EXPECT_EQ(static_cast<size_t>(run.result.winner), s.fastest());
+    EXPECT_EQ(run.result.candidates[fastest].outcome, CandidateOutcome::WrongResult);
+    EXPECT_FALSE(run.result.candidates[fastest].detail.empty());
+    for (const FakeBench::Request& r : run.requests)
+      if (r.index == fastest) EXPECT_EQ(r.phase, MeasurePhase::Screen) << "a wrong result is never timed again";
+  }
+}
+
+TEST(TuneSearch, AFinalistThatFaultsCannotWin) {
+  Scenario s(4096, 4096, 4096, Precision::TF32);
+  const size_t fastest = s.fastest();
+  s.kernels[s.configs[fastest].name()].faults_on_retime = true;
+  const SearchRun run(s, budgeted(0));
+  ASSERT_NE(run.result.best(), nullptr);
+  EXPECT_EQ(static_cast<size_t>(run.result.winner), s.fastest({s.configs[fastest].name()}));
+  EXPECT_EQ(run.result.candidates[fastest].outcome, CandidateOutcome::Faulted);
+}
+
+TEST(TuneSearch, TheBudgetHoldsAndEveryCandidateLeftOutSaysWhy) {
+  const Scenario s(2048, 4096, 8192, Precision::TF32x3);  // hundreds of candidates
+  const double budget_s = 8;
+  const SearchRun run(s, budgeted(budget_s), /*compile_s=*/0.1, /*overhead_s=*/0.05);
+  const TuneResult& r = run.result;
+  ASSERT_NE(r.best(), nullptr);
+  EXPECT_LE(r.times.total_s, budget_s * 1.05) << "compile " << r.times.compile_s << ", measure " << r.times.measure_s;
+  EXPECT_EQ(r.best()->timing.runs, 25);
+  EXPECT_TRUE(r.best()->finalist);
+  size_t not_compiled = 0;
+  for (const CandidateMeasurement& m : r.candidates) {
+    EXPECT_NE(m.outcome, CandidateOutcome::Skipped) << m.config.name();
+    if (m.outcome == CandidateOutcome::OverBudget) {
+      EXPECT_FALSE(m.detail.empty());
+      not_compiled += m.detail.rfind("not compiled: the 8 s budget", 0) == 0;
+    }
+    if (m.finalist && m.outcome == CandidateOutcome::Ok) EXPECT_LE(r.best()->timing.median_ms, m.timing.median_ms);
+  }
+  EXPECT_GT(not_compiled, 0u) << "8 s of 0.1 s compiles and 50 ms measurements cannot reach every candidate";
+  EXPECT_GT(run.count(CandidateOutcome::Ok), 8u);
+  std::printf("[ info ] %zu candidates: %zu ok, %zu pruned, %zu over budget (%zu not compiled); %.2f s (compile %.2f, "
+              "measure %.2f), %d rounds, winner rank %d\n",
+              r.candidates.size(), run.count(CandidateOutcome::Ok), run.count(CandidateOutcome::Pruned),
+              run.count(CandidateOutcome::OverBudget), not_compiled, r.times.total_s, r.times.compile_s,
+              r.times.measure_s, r.rounds, r.best()->rank);
+}
+
+TEST(TuneSearch, PriorsAndTheDefaultAreTimedFirst) {
+  const Scenario s(2048, 4096, 8192, Precision::TF32x3);
+  // The model's last unpruned candidate as the prior: a tight budget would never reach it.
+  const CandidateRanking plain = rank_candidates(s.key, s.configs, DeviceModel::hopper(132), {});
+  KernelConfig prior;
+  for (auto it = plain.order.rbegin(); it != plain.order.rend(); ++it)
+    if (!it->pruned) {
+      prior = s.configs[it->index];
+      break;
+    }
+  TuneSettings settings = budgeted(4);
+  settings.priors = {prior};
+  const SearchRun run(s, settings, 0.1, 0.05);
+  const size_t p = static_cast<size_t>(std::find(s.configs.begin(), s.configs.end(), prior) - s.configs.begin());
+  const size_t d = static_cast<size_t>(std::find(s.configs.begin(), s.configs.end(), untuned_config(s.key)) -
+                                       s.configs.begin());
+  EXPECT_EQ(run.result.candidates[p].rank, 0);
+  EXPECT_EQ(run.result.candidates[p].outcome, CandidateOutcome::Ok);
+  EXPECT_EQ(run.result.candidates[d].rank, 1);
+  EXPECT_EQ(run.result.candidates[d].outcome, CandidateOutcome::Ok);
+  EXPECT_GT(run.count(CandidateOutcome::OverBudget), 0u);
+}
+
+TEST(TuneSearch, ACompileThatThrowsAbortsTheRun) {
+  const Scenario s(4096, 4096, 4096, Precision::TF32);
+  SearchEnvironment env;
+  env.configs = s.configs;
+  env.specialization = specialization_of(s.key);
+  env.templates = &TemplateStore::active();
+  env.compile = [](const RenderedKernel&) -> CompileOutcome {
+    throw CompileError("nvrtcCompileProgram(...) failed: NVRTC_ERROR_BUILTIN_OPERATION_FAILURE", "");
+  };
+  FakeClock clock;
+  env.make_bench = [&](const BenchSettings&) {
+    return std::unique_ptr<CandidateBench>(std::make_unique<FakeBench>(clock, s.kernels, 0.01, 0));
+  };
+  env.clock = clock.clock();
+  env.kept = {untuned_config(s.key)};
+  EXPECT_THROW(run_tune_search(s.problem, env, budgeted(20)), CompileError);
+  EXPECT_THROW(run_tune_search(s.problem, env, exhaustive()), CompileError);
+}
+
+TEST(TuneSearch, ABenchThatCannotStartAbortsTheRun) {
+  const Scenario s(4096, 4096, 4096, Precision::TF32);
+  SearchEnvironment env;
+  env.configs = s.configs;
+  env.specialization = specialization_of(s.key);
+  env.templates = &TemplateStore::active();
+  FakeClock clock;
+  env.compile = testing::fake_compile(clock, 0);
+  env.make_bench = [](const BenchSettings&) -> std::unique_ptr<CandidateBench> {
+    throw CudaError("cuInit(0) failed: CUDA_ERROR_NO_DEVICE", 100);
+  };
+  env.clock = clock.clock();
+  EXPECT_THROW(run_tune_search(s.problem, env, budgeted(20)), CudaError);
+}
+
+TEST(TuneSearch, TheSearchForABudget) {
+  EXPECT_EQ(search_for_budget(0), TuneSearch::Exhaustive);
+  EXPECT_EQ(search_for_budget(-1), TuneSearch::Exhaustive);
+  EXPECT_EQ(search_for_budget(20), TuneSearch::Budgeted);
+  EXPECT_EQ(TuneSettings{}.search, TuneSearch::Budgeted);
+  EXPECT_EQ(TuneSettings{}.budget_s, 20);
+}
+
+}  // namespace
+}  // namespace jitgemm
