@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <sstream>
 #include <utility>
 
@@ -47,6 +49,12 @@ void add_run_options(CLI::App& app, TuneCommandLine& o) {
                  "seconds of wall time per problem (default 20): candidates ranked by a performance model and "
                  "pruned, compiled while others are timed, successive halving to the finalists; 0: the exhaustive "
                  "search (every candidate compiled, verified and timed)")
+      ->check(CLI::Validator(
+          [](std::string& text) {  // CLI::Range lets NaN through (every comparison with it is false)
+            return std::isnan(std::strtod(text.c_str(), nullptr)) ? std::string("must be a number, not NaN")
+                                                                   : std::string();
+          },
+          "SECONDS"))
       ->check(CLI::Range(0.0, 86400.0));
   app.add_flag("--no-priors", o.no_priors,
                "with a budget: do not try the configs of the nearest records in the database first (a cold tune)");

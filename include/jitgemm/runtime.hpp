@@ -108,9 +108,12 @@ class Runtime {
   void gemm_backward(const GemmProblem& problem, const float* dc, const float* a, const float* b, float* da,
                      float* db, CUstream_st* stream = nullptr, const BackwardOptions& options = {});
 
-  // Tunes `problem` on this device (compile every candidate, verify each against the
-  // float64 reference, time the survivors), stores the winner in the database and
-  // serves it from now on. Returns the winner's median time in milliseconds.
+  // Tunes `problem` on this device within options.budget_s (candidates ranked by a performance
+  // model and pruned, compiled while others are verified against the float64 reference and
+  // timed, successive halving to the finalists; budget 0: every candidate), stores the winner in
+  // the database (its full candidate table in the history file) and serves it from now on, in
+  // a new GemmPlan too (plans made before keep their kernel). Returns the winner's median time
+  // in milliseconds.
   double tune(const GemmProblem& problem, const TuneOptions& options = {});
 
   // The decision gemm would take for `problem` with operands at 256-byte aligned addresses (as

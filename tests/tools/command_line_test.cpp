@@ -114,5 +114,22 @@ TEST(TuneCommandLine, FillsTheOptionsAndRefusesBadOnes) {
   EXPECT_EQ(parse_tune({}, o, message), 0);  // nothing asked: the tool says so when it runs
 }
 
+TEST(TuneCommandLine, BudgetAndPriors) {
+  TuneCommandLine o;
+  std::string message;
+  EXPECT_EQ(parse_tune({"jitgemm-tune", "--reference"}, o, message), 0);
+  EXPECT_EQ(o.budget_s, 20.0);  // the default: a budgeted search
+  EXPECT_FALSE(o.no_priors);
+  EXPECT_EQ(parse_tune({"jitgemm-tune", "--reference", "--budget", "0", "--no-priors"}, o, message), 0) << message;
+  EXPECT_EQ(o.budget_s, 0.0);  // the exhaustive search
+  EXPECT_TRUE(o.no_priors);
+  EXPECT_EQ(parse_tune({"jitgemm-tune", "--reference", "--budget", "7.5"}, o, message), 0) << message;
+  EXPECT_EQ(o.budget_s, 7.5);
+  for (const char* bad : {"-1", "nan", "1e400", "ten"}) {
+    EXPECT_EQ(parse_tune({"jitgemm-tune", "--budget", bad}, o, message), 2) << bad;
+    EXPECT_TRUE(has(message, "--budget")) << bad << ": " << message;
+  }
+}
+
 }  // namespace
 }  // namespace jitgemm
