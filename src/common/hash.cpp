@@ -11,16 +11,6 @@ constexpr std::uint64_t kFnvPrime = 0x100000001b3ull;
 // A different odd multiplier for the second stream, so the two are not shifted copies.
 constexpr std::uint64_t kSecondPrime = 0x00000100000001b3ull ^ 0x9e3779b97f4a7c15ull;
 
-// Final avalanche (the splitmix64 finaliser): spreads every input bit over the output.
-std::uint64_t mix(std::uint64_t x) noexcept {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ull;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebull;
-  x ^= x >> 31;
-  return x;
-}
-
 }  // namespace
 
 Hasher& Hasher::add_bytes(std::string_view bytes) noexcept {
@@ -46,7 +36,7 @@ Hasher& Hasher::add(std::int64_t value) noexcept {
 
 Hasher& Hasher::add(double value) noexcept { return add(std::bit_cast<std::int64_t>(value)); }
 
-std::string Hasher::hex() const { return fmt::format("{:016x}{:016x}", mix(high_), mix(low_)); }
+std::string Hasher::hex() const { return fmt::format("{:016x}{:016x}", avalanche(high_), avalanche(low_)); }
 
 std::string hash_hex(std::string_view data) {
   Hasher h;

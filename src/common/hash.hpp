@@ -28,6 +28,17 @@ class Hasher {
   std::uint64_t high_ = 0x6c62272e07bb0142ull;  // a second, unrelated basis
 };
 
+// The splitmix64 finaliser: spreads every input bit over the output (the last step of every
+// hash here, and of hashes that accumulate words their own way).
+constexpr std::uint64_t avalanche(std::uint64_t x) noexcept {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 31;
+  return x;
+}
+
 // The hash of `data` alone (no length prefix): 32 lower-case hex digits.
 std::string hash_hex(std::string_view data);
 

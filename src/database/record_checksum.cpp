@@ -107,22 +107,13 @@ class ValueHash {
   std::string hex() const {
     static constexpr char kDigits[] = "0123456789abcdef";
     std::string out(32, '0');
-    const uint64_t lanes[2] = {mix(b_), mix(a_)};
+    const uint64_t lanes[2] = {avalanche(b_), avalanche(a_)};
     for (int lane = 0; lane < 2; ++lane)
       for (int d = 0; d < 16; ++d) out[static_cast<size_t>(lane * 16 + d)] = kDigits[(lanes[lane] >> (60 - 4 * d)) & 0xf];
     return out;
   }
 
  private:
-  static uint64_t mix(uint64_t x) noexcept {
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    x ^= x >> 31;
-    return x;
-  }
-
   uint64_t a_ = 0x6a09e667f3bcc908ull;
   uint64_t b_ = 0xbb67ae8584caa73bull;
 };
