@@ -144,9 +144,9 @@ void JsonCursor::begin_object() {
   first_ = true;
 }
 
-bool JsonCursor::next_member(std::string_view& key, std::string_view expected) {
+bool JsonCursor::next_in_container(char close, const char* separator_expected) {
   skip_whitespace();
-  if (pos_ < text_.size() && text_[pos_] == '}') {  // after a ',' the name check below fails first
+  if (pos_ < text_.size() && text_[pos_] == close) {  // after a ',' the next item's check fails first
     ++pos_;
     first_ = false;
     return false;
@@ -155,9 +155,14 @@ bool JsonCursor::next_member(std::string_view& key, std::string_view expected) {
     if (pos_ < text_.size() && text_[pos_] == ',')
       ++pos_;
     else
-      expect(',', "',' or '}' after an object member");  // says what is there instead
+      expect(',', separator_expected);  // says what is there instead
   }
   first_ = false;
+  return true;
+}
+
+bool JsonCursor::next_member(std::string_view& key, std::string_view expected) {
+  if (!next_in_container('}', "',' or '}' after an object member")) return false;
   skip_whitespace();
   if (pos_ >= text_.size()) fail_syntax("syntax error: unexpected end of input; expected a member name");
   if (text_[pos_] != '"')
@@ -186,22 +191,7 @@ void JsonCursor::begin_array() {
   first_ = true;
 }
 
-bool JsonCursor::next_element() {
-  skip_whitespace();
-  if (pos_ < text_.size() && text_[pos_] == ']') {
-    ++pos_;
-    first_ = false;
-    return false;
-  }
-  if (!first_) {
-    if (pos_ < text_.size() && text_[pos_] == ',')
-      ++pos_;
-    else
-      expect(',', "',' or ']' after an array element");
-  }
-  first_ = false;
-  return true;
-}
+bool JsonCursor::next_element() { return next_in_container(']', "',' or ']' after an array element"); }
 
 std::string_view JsonCursor::string() {
   if (peek() != JsonType::String) fail_type("string");

@@ -89,6 +89,9 @@ class JsonCursor {
       ++pos_;
     }
   }
+  // The step shared by next_member and next_element: false (and past it) at `close`; else past
+  // the ',' that must separate this item from the one before (`separator_expected` names it).
+  bool next_in_container(char close, const char* separator_expected);
   [[noreturn]] void fail_syntax(std::string problem) const;
   [[noreturn]] void fail_syntax_at(size_t pos, std::string problem) const;
   // "expected <what>, got <the next value, shown>" at the next value.
