@@ -15,7 +15,9 @@
 # sweep tunes the shapes of bench/sweep_problems.json up to 300 GFLOP (8192^3 is served by the
 # nearest record, 4096^3)
 # Logs, bench/results/<gpu>.json and the tuning database are copied to $OUT when set.
-# TUNE_MODES (default "fp32 tf32x3 tf32") picks the precision modes the tune step tunes.
+# TUNE_MODES (default "fp32 tf32x3 tf32") picks the precision modes the tune step tunes; TUNE_ARGS
+# (e.g. "--budget 10") goes to every jitgemm-tune of the tune, structured and sweep steps
+# (SWEEP_ARGS, when set, to the sweep step instead).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-/tmp/jitgemm-out}"
@@ -52,18 +54,18 @@ fi
 if want tune; then
   echo "== tune"
   for mode in ${TUNE_MODES:-fp32 tf32x3 tf32}; do
-    build/jitgemm-tune --reference --precision $mode --jobs 16 2>>"$out/tune-progress.log" | tee -a "$out/tune.log" \
+    build/jitgemm-tune --reference --precision $mode --jobs 16 ${TUNE_ARGS:-} 2>>"$out/tune-progress.log" | tee -a "$out/tune.log" \
       | grep -v "^skipping" || status=1
   done
 fi
 if want structured; then
   echo "== tune the structured problems"
-  build/jitgemm-tune --problems bench/structured_problems.json --jobs 16 2>>"$out/tune-progress.log" \
+  build/jitgemm-tune --problems bench/structured_problems.json --jobs 16 ${TUNE_ARGS:-} 2>>"$out/tune-progress.log" \
     | tee -a "$out/tune.log" | tail -10 || status=1
 fi
 if want sweep; then
   echo "== tune the sweep"
-  build/jitgemm-tune --problems bench/sweep_problems.json --jobs 16 --max-gflop 300 2>>"$out/tune-progress.log" \
+  build/jitgemm-tune --problems bench/sweep_problems.json --jobs 16 --max-gflop 300 ${SWEEP_ARGS:-${TUNE_ARGS:-}} 2>>"$out/tune-progress.log" \
     | tee -a "$out/tune.log" | tail -14 || status=1
 fi
 if want bench; then
@@ -132,5 +134,5 @@ if only budget; then
   cp "$bdir/budget.json" "$out/budget-records.json"
 fi
 cp bench/results/*.json "$out/" 2>/dev/null
-cp tuning_db/jitgemm_tuning.json "$out/" 2>/dev/null
+cp tuning_db/jitgemm_tuning.json tuning_db/jitgemm_tuning.history.json "$out/" 2>/dev/null
 exit $status
