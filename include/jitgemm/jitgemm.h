@@ -73,11 +73,15 @@ jitgemm_status jitgemm_gemm_backward(jitgemm_runtime runtime, const jitgemm_prob
 jitgemm_status jitgemm_tune(jitgemm_runtime runtime, const jitgemm_problem* problem, double* median_ms);
 
 /* As jitgemm::TuneOptions: parallel compiles (0: hardware threads), timed runs per candidate
- * (the median of at least 20), whether the winner is written to the database (0 or 1). */
+ * (the median of at least 20), whether the winner is written to the database (0 or 1), and the
+ * seconds of wall time the tuning may take (default 20: candidates ranked by a performance
+ * model, pruned, successive halving to the finalists; 0: the exhaustive search; finite, >= 0).
+ * Start from jitgemm_tune_options_default() so that a field added later gets its default. */
 typedef struct {
   int jobs;
   int timing_runs;
   int write_database;
+  double budget_s;
 } jitgemm_tune_options;
 
 jitgemm_tune_options jitgemm_tune_options_default(void);

@@ -63,7 +63,8 @@ class Problem(ctypes.Structure):
 
 
 class TuneOptions(ctypes.Structure):
-    _fields_ = [("jobs", ctypes.c_int), ("timing_runs", ctypes.c_int), ("write_database", ctypes.c_int)]
+    _fields_ = [("jobs", ctypes.c_int), ("timing_runs", ctypes.c_int), ("write_database", ctypes.c_int),
+                ("budget_s", ctypes.c_double)]
 
 
 class ServeCounters(ctypes.Structure):

@@ -50,8 +50,8 @@ class Runtime:
         self.lib.check(self.lib.gemm_backward(self.handle, ctypes.byref(problem), dc, a, b, da, db,
                                               int(project_a), int(project_b), stream))
 
-    def tune(self, problem, jobs=0, timing_runs=25, write_database=True):
-        options = _abi.TuneOptions(jobs, timing_runs, int(bool(write_database)))
+    def tune(self, problem, jobs=0, timing_runs=25, write_database=True, budget_s=20.0):
+        options = _abi.TuneOptions(jobs, timing_runs, int(bool(write_database)), float(budget_s))
         ms = ctypes.c_double()
         self.lib.check(self.lib.tune_with(self.handle, ctypes.byref(problem), ctypes.byref(options), ctypes.byref(ms)))
         return ms.value

@@ -291,14 +291,15 @@ def _first_item_problem(a, b, options):
 
 
 def tune(a, b, *, structure_a="general", structure_b="general", fill="full", precision="tf32x3", alpha=1.0,
-         beta=0.0, jobs=0, timing_runs=25, write_database=True):
-    """Tunes the product matmul(a, b, ...) would run (its first batch item) on a's device:
-    every candidate compiled, checked against float64, timed; the winner is stored in the
-    database and served from now on. Returns its median time in milliseconds. Slow (seconds
-    to minutes); never called by matmul."""
+         beta=0.0, jobs=0, timing_runs=25, write_database=True, budget_s=20.0):
+    """Tunes the product matmul(a, b, ...) would run (its first batch item) on a's device;
+    the winner, checked against float64, is stored in the database and served from now on.
+    Returns its median time in milliseconds. ``budget_s`` seconds of wall time (candidates
+    ranked by a performance model, pruned, successive halving to the finalists); 0: every
+    candidate compiled, verified and timed (about a minute). Never called by matmul."""
     options = _problem.Options.checked(structure_a, structure_b, fill, precision, alpha, beta)
     problem = _first_item_problem(a, b, options)
-    return _runtime.runtime(a.device.index).tune(problem, jobs, timing_runs, write_database)
+    return _runtime.runtime(a.device.index).tune(problem, jobs, timing_runs, write_database, budget_s)
 
 
 def explain(a, b, *, structure_a="general", structure_b="general", fill="full", precision="tf32x3", alpha=1.0,

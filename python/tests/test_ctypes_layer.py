@@ -82,9 +82,17 @@ def test_library_errors_become_python_exceptions_with_its_message(lib):
     assert isinstance(e.value, jitgemm.JitgemmError) and e.value.status == "JITGEMM_INVALID_ARGUMENT"
     with pytest.raises(ValueError, match="options is a null pointer"):
         lib.check(lib.tune_with(ctypes.c_void_p(1), ctypes.byref(p), None, None))
-    options = _abi.TuneOptions(0, 5, 1)
+    options = _abi.TuneOptions(0, 5, 1, 20.0)
     with pytest.raises(ValueError, match="timing_runs=5 must be >= 20"):
         lib.check(lib.tune_with(ctypes.c_void_p(1), ctypes.byref(p), ctypes.byref(options), None))
+    options = _abi.TuneOptions(0, 25, 1, -1.0)
+    with pytest.raises(ValueError, match="budget_s=-1 must be finite and >= 0"):
+        lib.check(lib.tune_with(ctypes.c_void_p(1), ctypes.byref(p), ctypes.byref(options), None))
+
+
+def test_tune_options_default_comes_back_through_the_struct(lib):
+    o = lib.tune_options_default()
+    assert (o.jobs, o.timing_runs, o.write_database, o.budget_s) == (0, 25, 1, 20.0)
 
 
 def test_no_driver_is_a_runtime_error_naming_it():

@@ -1,6 +1,9 @@
 // The C ABI: exceptions become status codes plus a thread-local message.
 #include "jitgemm/jitgemm.h"
 
+#include <fmt/format.h>
+
+#include <cmath>
 #include <cstddef>
 #include <cstring>
 #include <string>
@@ -136,6 +139,7 @@ constexpr LayoutEntry kLayout[] = {
     JITGEMM_FIELD(jitgemm_tune_options, jobs),
     JITGEMM_FIELD(jitgemm_tune_options, timing_runs),
     JITGEMM_FIELD(jitgemm_tune_options, write_database),
+    JITGEMM_FIELD(jitgemm_tune_options, budget_s),
     JITGEMM_STRUCT(jitgemm_serve_counters),
     JITGEMM_FIELD(jitgemm_serve_counters, exact),
     JITGEMM_FIELD(jitgemm_serve_counters, nearest),
@@ -233,7 +237,7 @@ jitgemm_status jitgemm_tune(jitgemm_runtime runtime, const jitgemm_problem* prob
 
 jitgemm_tune_options jitgemm_tune_options_default(void) {
   const jitgemm::TuneOptions d;
-  return {d.jobs, d.timing_runs, d.write_database ? 1 : 0};
+  return {d.jobs, d.timing_runs, d.write_database ? 1 : 0, d.budget_s};
 }
 
 jitgemm_status jitgemm_tune_with(jitgemm_runtime runtime, const jitgemm_problem* problem,
@@ -248,8 +252,13 @@ jitgemm_status jitgemm_tune_with(jitgemm_runtime runtime, const jitgemm_problem*
     if (options->timing_runs < 20)
       throw jitgemm::InvalidArgument("jitgemm_tune_with: options.timing_runs=" + std::to_string(options->timing_runs) +
                                      " must be >= 20 (the median of at least 20 runs)");
+    if (!(options->budget_s >= 0 && std::isfinite(options->budget_s)))  // NaN fails the first test
+      throw jitgemm::InvalidArgument(fmt::format(
+          "jitgemm_tune_with: options.budget_s={} must be finite and >= 0 (seconds; 0: the exhaustive search)",
+          options->budget_s));
     jitgemm::TuneOptions o;
     o.jobs = options->jobs;
+    o.budget_s = options->budget_s;
     o.timing_runs = options->timing_runs;
     o.write_database = flag(options->write_database, "jitgemm_tune_with: options.write_database");
     const double ms = runtime->runtime.tune(to_cpp(*problem), o);

@@ -1,4 +1,5 @@
 // The C ABI: status codes plus a thread-local message; never an exception across it.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -156,6 +157,7 @@ TEST(CApi, ServingAndTuningCallsCheckTheirArguments) {
   EXPECT_EQ(o.jobs, 0);
   EXPECT_EQ(o.timing_runs, 25);
   EXPECT_EQ(o.write_database, 1);
+  EXPECT_EQ(o.budget_s, 20.0);
   o.timing_runs = 19;
   EXPECT_EQ(jitgemm_tune_with(dummy, &p, &o, nullptr), JITGEMM_INVALID_ARGUMENT);
   EXPECT_NE(std::string(jitgemm_last_error()).find("options.timing_runs=19 must be >= 20"), std::string::npos);
@@ -167,6 +169,15 @@ TEST(CApi, ServingAndTuningCallsCheckTheirArguments) {
   o.write_database = 2;
   EXPECT_EQ(jitgemm_tune_with(dummy, &p, &o, nullptr), JITGEMM_INVALID_ARGUMENT);
   EXPECT_NE(std::string(jitgemm_last_error()).find("options.write_database=2 must be 0 or 1"), std::string::npos);
+  for (double bad : {-1.0, std::nan(""), HUGE_VAL}) {
+    o = jitgemm_tune_options_default();
+    o.budget_s = bad;
+    EXPECT_EQ(jitgemm_tune_with(dummy, &p, &o, nullptr), JITGEMM_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(std::string(jitgemm_last_error()).find("options.budget_s=" + fmt::format("{}", bad) +
+                                                         " must be finite and >= 0"),
+              std::string::npos)
+        << jitgemm_last_error();
+  }
 }
 
 // What bindings read to mirror the structs: the compiler's offsets, -1 for unknown names.
@@ -180,6 +191,9 @@ TEST(CApi, AbiLayoutReportsTheCompiledStructs) {
             static_cast<int64_t>(offsetof(jitgemm_explanation, text)));
   EXPECT_EQ(jitgemm_abi_layout("jitgemm_serve_counters", nullptr), 32);
   EXPECT_EQ(jitgemm_abi_layout("jitgemm_tune_options", "write_database"), 8);
+  EXPECT_EQ(jitgemm_abi_layout("jitgemm_tune_options", "budget_s"),
+            static_cast<int64_t>(offsetof(jitgemm_tune_options, budget_s)));
+  EXPECT_EQ(jitgemm_abi_layout("jitgemm_tune_options", nullptr), static_cast<int64_t>(sizeof(jitgemm_tune_options)));
   EXPECT_EQ(jitgemm_abi_layout("jitgemm_problem", "gamma"), -1);
   EXPECT_EQ(jitgemm_abi_layout("jitgemm_matrix", nullptr), -1);
   EXPECT_EQ(jitgemm_abi_layout(nullptr, "m"), -1);
