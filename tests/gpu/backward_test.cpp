@@ -123,6 +123,9 @@ void run_cases(const std::vector<BackwardCase>& cases, Precision precision, cons
     EXPECT_LT(r.da.cublas_error, 1e-2) << name << ": dA " << r.da.describe() << "; dB " << r.db.describe();
     EXPECT_LT(r.db.cublas_error, 1e-2) << name << ": dA " << r.da.describe() << "; dB " << r.db.describe();
     failures += !r.da.passes() || !r.db.passes();
+    for (const GradientResult* g : {&r.da, &r.db})
+      if (g->first_cublas_error >= 0)
+        std::printf("[ info ] %s: the cuBLAS baseline took a second try: %s\n", name.c_str(), g->describe().c_str());
   }
   std::printf("[ info ] %s %s: %zu backward cases, %d failures\n", what, std::string(to_string(precision)).c_str(),
               cases.size(), failures);
