@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -31,6 +32,7 @@
 #include "cuda/stream.hpp"
 #include "jitgemm/backward.hpp"
 #include "jitgemm/runtime.hpp"
+#include "database/tuning_database.hpp"
 #include "problem/flop_rate.hpp"
 #include "problem/operand_structure.hpp"
 #include "problem/problem_list.hpp"
@@ -50,6 +52,7 @@ struct BenchRow {
   double jitgemm_ms = 0, baseline_ms = 0, relerr = 0, baseline_relerr = 0;
   int products = 1;  // products of the problem's size one timing covers (TFLOP/s): 2 for a gradient row
   RowTelemetry telemetry;  // the GPU during jitgemm's timed runs
+  double tune_s = 0;       // the tuning of the record that served the row, as recorded; 0: none
 };
 
 // What jitgemm is compared with: the mode's cuBLAS GEMM on the dense operands, and for a
@@ -92,6 +95,14 @@ struct BenchEnv {
   GpuTelemetry telemetry{0};
   std::vector<DispatchFigures> dispatch;  // host cost per call, 64 x 64 x 64 (dispatch_bench.hpp)
   double db_load_ms = 0;                  // Runtime construction + first launch of a tuned problem
+  // The database `runtime` serves from, read again for what the runtime does not report: how
+  // long each record's tuning took.
+  TuningDatabase database = TuningDatabase::load(database_path());
+
+  static std::string database_path() {
+    const char* path = std::getenv("JITGEMM_TUNING_DB");
+    return path != nullptr && *path != '\0' ? path : fmt::format("{}/tuning_db/jitgemm_tuning.json", JITGEMM_SOURCE_DIR);
+  }
 };
 BenchEnv* g_env = nullptr;
 
@@ -148,6 +159,8 @@ void measure_row(benchmark::State& state, BenchEnv& env, BenchRow row, const std
   state.counters["cublas_relerr"] = row.baseline_relerr;
   state.counters["sm_mhz"] = row.telemetry.sm_clock_mhz;
   state.counters["power_w"] = row.telemetry.power_w;
+  if (const ServeExplanation how = env.runtime.explain(row.problem); how.rule == ServeRule::Exact)
+    if (const TuningRecord* record = env.database.find(how.record); record != nullptr) row.tune_s = record->tune_s;
   env.rows.push_back(std::move(row));
 }
 
@@ -368,6 +381,8 @@ void write_results(const BenchEnv& env) {
                                   {"max_temperature_c", r.telemetry.max_temperature_c},
                                   {"power_capped", r.telemetry.power_capped},
                                   {"thermal_or_hw_slowdown", r.telemetry.thermal_or_hw}}}});
+  for (size_t i = 0; i < env.rows.size(); ++i)
+    if (env.rows[i].tune_s > 0) j["rows"][i]["tune_s"] = env.rows[i].tune_s;
   if (!env.telemetry.unavailable().empty()) j["gpu_telemetry"] = env.telemetry.unavailable();
   // Host cost per call (64 x 64 x 64): the top-level figures are the worst mode's.
   double dispatch_us = 0, raw_launch_us = 0;
@@ -382,18 +397,20 @@ void write_results(const BenchEnv& env) {
   j["db_load_ms"] = env.db_load_ms;
   const std::string dir = fmt::format("{}/bench/results", JITGEMM_SOURCE_DIR);
   std::filesystem::create_directories(dir);
-  const std::string path = fmt::format("{}/{}.json", dir, gpu);
+  const char* out = std::getenv("JITGEMM_BENCH_RESULTS");  // another file than bench/results/<gpu>.json
+  const std::string path = out != nullptr && *out != '\0' ? std::string(out) : fmt::format("{}/{}.json", dir, gpu);
   std::ofstream file(path);
   file << j.dump(2) << "\n";
   if (!file.flush()) fmt::print(stderr, "jitgemm-bench: could not write {}\n", path);
-  fmt::print("\nwrote {}\n\n{:<28} {:>6} {:>11} {:>18} {:>10} {:>8} {:>9} {:>10} {:>10} {:>6} {:>6} {:>5}\n", path,
+  fmt::print("\nwrote {}\n\n{:<28} {:>6} {:>11} {:>18} {:>10} {:>8} {:>9} {:>10} {:>10} {:>6} {:>6} {:>5} {:>6}\n", path,
              "problem", "mode", "jitgemm ms", "baseline", "base ms", "speedup", "TFLOP/s", "relerr", "base err", "MHz",
-             "W", "cap%");
+             "W", "cap%", "tune s");
   for (const auto& r : env.rows)
-    fmt::print("{:<28} {:>6} {:>11.3f} {:>18} {:>10.3f} {:>7.2f}x {:>9.1f} {:>10.2e} {:>10.2e} {:>6.0f} {:>6.0f} {:>5.0f}\n",
+    fmt::print("{:<28} {:>6} {:>11.3f} {:>18} {:>10.3f} {:>7.2f}x {:>9.1f} {:>10.2e} {:>10.2e} {:>6.0f} {:>6.0f} {:>5.0f} {:>6}\n",
                r.id, to_string(r.problem.precision), r.jitgemm_ms, r.baseline, r.baseline_ms,
                r.baseline_ms / r.jitgemm_ms, r.products * tflops(r.problem, r.jitgemm_ms), r.relerr, r.baseline_relerr,
-               r.telemetry.sm_clock_mhz, r.telemetry.power_w, 100 * r.telemetry.power_capped);
+               r.telemetry.sm_clock_mhz, r.telemetry.power_w, 100 * r.telemetry.power_capped,
+               r.tune_s > 0 ? fmt::format("{:.1f}", r.tune_s) : "-");
   if (!env.telemetry.unavailable().empty()) fmt::print("GPU telemetry: {}\n", env.telemetry.unavailable());
   fmt::print("\nhost cost per call, 64x64x64, us\n{:<7} {:>9} {:>9} {:>9} {:>9}  kernel\n", "mode", "gemm", "plan",
              "raw", "launches");

@@ -199,7 +199,8 @@ int run_show(const ShowOptions& o, const std::string& db_path) {
   fmt::print("throughput:  {:.2f} TFLOP/s\n", r.tflops);
   fmt::print("accuracy:    rel_error {:.3e} (tolerance {:.3e}), cuBLAS {:.3e}\n", r.accuracy.rel_error,
              r.accuracy.tolerance, r.accuracy.cublas_rel_error);
-  fmt::print("tuned_at:    {}\n", r.tuned_at);
+  fmt::print("tuned_at:    {}{}\n", r.tuned_at,
+             r.tune_s > 0 ? fmt::format(" (the tuning took {:.1f} s)", r.tune_s) : std::string());
   print_candidates(r, o.top, db_path, file);
   return 0;
 }
@@ -221,6 +222,7 @@ std::vector<std::string> record_changes(const TuningRecord& a, const TuningRecor
   if (a.candidate_count != b.candidate_count || a.outcomes != b.outcomes || a.top != b.top)
     other.push_back("candidates");
   if (a.tuned_at != b.tuned_at) other.push_back("tuned_at");
+  if (a.tune_s != b.tune_s) other.push_back("tune_s");
   if (!other.empty()) out.push_back(fmt::format("{} differ", fmt::join(other, ", ")));
   return out;
 }

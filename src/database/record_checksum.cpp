@@ -198,6 +198,7 @@ std::string record_checksum(const TuningRecord& r) {
     h.integer(c.spill_bytes);
   }
   h.text(r.tuned_at);
+  if (r.tune_s != 0) h.number(r.tune_s);  // a record without it keeps the checksum it had
   return h.hex();
 }
 

@@ -37,6 +37,7 @@ TunedRecord make_tuned_record(const TuneResult& result, const DeviceKey& device,
   record.outcomes = count_outcomes(candidates, record.candidate_count);
   record.top = top_candidates(candidates, record.config, record.accuracy.tolerance);
   record.tuned_at = format_utc_timestamp(std::chrono::system_clock::now());
+  record.tune_s = result.times.total_s;
   out.history = CandidateHistory{record.key(), record.tuned_at, std::move(candidates)};
   return out;
 }

@@ -197,8 +197,10 @@ OutcomeCounts read_outcomes(JsonCursor& in) {
 // In the order record_text.cpp writes them.
 constexpr std::string_view kRecordFields[] = {"problem",  "device",          "config",   "timing",
                                               "tflops",   "accuracy",        "environment", "tuned_at",
-                                              "checksum", "candidate_count", "outcomes", "top"};
+                                              "checksum", "candidate_count", "outcomes", "top",
+                                              "tune_s"};
 constexpr uint64_t kChecksumBit = uint64_t{1} << 8;
+constexpr uint64_t kTuneSecondsBit = uint64_t{1} << 12;  // optional: records before it have none
 
 // The checks between a record's members, once all are read.
 void check_record(const TuningRecord& r, size_t outcomes_byte, size_t top_byte,
@@ -262,7 +264,7 @@ TuningRecord read_record(JsonCursor& in, std::string* checksum, ConfigNameCache&
   size_t outcomes_byte = 0, top_byte = 0;
   std::array<size_t, kTopCandidates> top_bytes{};
   const size_t record_byte = in.byte();
-  read_members(in, kRecordFields, checksum == nullptr ? kChecksumBit : 0, [&](size_t i) {
+  read_members(in, kRecordFields, (checksum == nullptr ? kChecksumBit : 0) | kTuneSecondsBit, [&](size_t i) {
     switch (i) {
       case 0: r.problem = read_problem(in); break;
       case 1: r.device = read_device(in); break;
@@ -283,7 +285,8 @@ TuningRecord read_record(JsonCursor& in, std::string* checksum, ConfigNameCache&
         break;
       case 9: r.candidate_count = bounded(in, 1, 1000000); break;
       case 10: outcomes_byte = in.byte(), r.outcomes = read_outcomes(in); break;
-      default: top_byte = in.byte(), r.top = read_top(in, top_bytes, names); break;
+      case 11: top_byte = in.byte(), r.top = read_top(in, top_bytes, names); break;
+      default: r.tune_s = positive(in); break;
     }
   });
   try {

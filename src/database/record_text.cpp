@@ -223,6 +223,10 @@ void append_record_text(std::string& out, const TuningRecord& r, RecordLayout ki
   }
   if (!r.top.empty()) entries.close(out, ']');
   else out += ']';
+  if (r.tune_s != 0) {  // a bad value is written for the reader to refuse (validate_record)
+    layout.member(out, false, "tune_s");
+    append_json_number(out, r.tune_s);
+  }
   layout.close(out, '}');
 }
 

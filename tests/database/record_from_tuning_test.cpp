@@ -72,9 +72,11 @@ TEST(MakeRecord, DetailsThatAreNotUtf8AreRepairedAndTheRecordSaves) {
 }
 
 TEST(MakeRecord, TakesTheWinnerCountsEveryOutcomeAndKeepsTheFullTableForTheHistory) {
-  const TuneResult result = sample_result();
+  TuneResult result = sample_result();
+  result.times.total_s = 14.5;
   const TunedRecord tuned = make_tuned_record(result, testing::kH100, testing::kEnv);
   const TuningRecord& record = tuned.record;
+  EXPECT_DOUBLE_EQ(record.tune_s, 14.5);  // the whole tune_problem's wall time
   EXPECT_EQ(make_record(result, testing::kH100, testing::kEnv).config, record.config);
   EXPECT_NO_THROW(validate_record(record));
   EXPECT_EQ(record.problem, result.key);

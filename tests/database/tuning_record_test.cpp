@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "database/json_cursor.hpp"
+#include "database/record_checksum.hpp"
 #include "database/record_reader.hpp"
 #include "database/record_samples.hpp"
 #include "database/record_text.hpp"
@@ -66,6 +67,7 @@ TEST(TuningRecord, RoundTripsEveryField) {
   original.outcomes.by_outcome[CandidateOutcome::LaunchFailed] = 2;
   original.outcomes.by_outcome[CandidateOutcome::Skipped] = 3;
   original.outcomes.unrecorded = 30;
+  original.tune_s = 12.625;
   for (RecordLayout layout : {RecordLayout::Pretty, RecordLayout::Compact}) {
     const std::string text = record_text(original, layout, "0123456789abcdef0123456789abcdef");
     JsonCursor in(text);
@@ -125,6 +127,24 @@ TEST(TuningRecord, RangeErrorsCarryTheFieldPath) {
             "timing.p10_ms: expected <= median_ms (3.375), got 100");
   EXPECT_EQ(error_after([](json& j) { j["device"]["sm"] = 5; }), "device.sm: expected 10..999, got 5");
   EXPECT_EQ(error_after([](json& j) { j["top"][0]["registers"] = 256; }), "top[0].registers: expected -1..255, got 256");
+  EXPECT_EQ(error_after([](json& j) { j["tune_s"] = 0; }), "tune_s: expected a number > 0, got 0");
+  EXPECT_EQ(error_after([](json& j) { j["tune_s"] = -3.5; }), "tune_s: expected a number > 0, got -3.5");
+}
+
+// How long the tuning took: optional (records before it have none, and keep their checksums),
+// written when known, refused when not a time.
+TEST(TuningRecord, TuneSecondsAreOptionalAndChecked) {
+  TuningRecord r = sample_record(sample_problem(64, 64, 64));
+  const std::string without = record_checksum(r);
+  EXPECT_FALSE(json::parse(record_text(r, RecordLayout::Compact)).contains("tune_s"));
+  r.tune_s = 19.75;
+  EXPECT_EQ(json::parse(record_text(r, RecordLayout::Compact)).at("tune_s"), 19.75);
+  EXPECT_NE(record_checksum(r), without);
+  EXPECT_EQ(read_record_text(record_text(r, RecordLayout::Compact)).tune_s, 19.75);
+  for (double bad : {-1.0, std::nan("")}) {
+    r.tune_s = bad;
+    EXPECT_THROW(validate_record(r), InvalidArgument) << bad;
+  }
 }
 
 TEST(TuningRecord, TypeAndPresenceErrorsCarryTheFieldPath) {

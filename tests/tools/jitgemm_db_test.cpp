@@ -181,6 +181,25 @@ TEST_F(JitgemmDb, ShowReadsTheCandidatesFromTheHistoryWhenThereIsOne) {
   EXPECT_FALSE(has(r.out, " spills ")) << r.out;
 }
 
+// A record that knows how long its tuning took says so; diff names the field.
+TEST_F(JitgemmDb, ShowPrintsHowLongTheTuningTook) {
+  const std::string dir = jitgemm::testing::temp_dir("jitgemm_db_tune_s");
+  jitgemm::TuningDatabase db = jitgemm::TuningDatabase::load(kSmall);
+  jitgemm::TuningRecord r = *db.find(kKey4096);
+  Result before = run_db({"--db", kSmall, "show", kKey4096});
+  ASSERT_EQ(before.status, 0) << before.err;
+  EXPECT_FALSE(has(before.out, "the tuning took")) << before.out;
+  r.tune_s = 17.25;
+  db.upsert(r);
+  db.save(dir + "/timed.json");
+  Result shown = run_db({"--db", dir + "/timed.json", "show", kKey4096});
+  ASSERT_EQ(shown.status, 0) << shown.err;
+  EXPECT_TRUE(has(shown.out, "(the tuning took 17.2 s)")) << shown.out;
+  Result diff = run_db({"diff", kSmall, dir + "/timed.json"});
+  EXPECT_EQ(diff.status, 1);
+  EXPECT_TRUE(has(diff.out, "tune_s differ")) << diff.out;
+}
+
 // A damaged history is said clearly by show (on stderr) and verify (exit 1), and never stops
 // the database from loading: list, show and the database's own verify work.
 TEST_F(JitgemmDb, ADamagedHistoryIsReportedAndTheDatabaseStillLoads) {
