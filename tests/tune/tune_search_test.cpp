@@ -3,6 +3,7 @@
 // factor in [0.8, 1.25]) and a fake clock.
 #include "tune/tune_search.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -250,10 +251,18 @@ TEST(TuneSearch, PriorsAndTheDefaultAreTimedFirst) {
   const size_t p = static_cast<size_t>(std::find(s.configs.begin(), s.configs.end(), prior) - s.configs.begin());
   const size_t d = static_cast<size_t>(std::find(s.configs.begin(), s.configs.end(), untuned_config(s.key)) -
                                        s.configs.begin());
+  // On a failure, what happened to each and where the fake time went (this failed once in a
+  // loaded GPU-machine run, ctest -j 4: the default ended over_budget; never here).
+  auto said = [&](size_t i) {
+    const CandidateMeasurement& m = run.result.candidates[i];
+    return fmt::format("{}: {} ({}); run: {:.2f} s (compile {:.2f}, measure {:.2f}), {} rounds", m.config.name(),
+                       to_string(m.outcome), m.detail, run.result.times.total_s, run.result.times.compile_s,
+                       run.result.times.measure_s, run.result.rounds);
+  };
   EXPECT_EQ(run.result.candidates[p].rank, 0);
-  EXPECT_EQ(run.result.candidates[p].outcome, CandidateOutcome::Ok);
+  EXPECT_EQ(run.result.candidates[p].outcome, CandidateOutcome::Ok) << said(p);
   EXPECT_EQ(run.result.candidates[d].rank, 1);
-  EXPECT_EQ(run.result.candidates[d].outcome, CandidateOutcome::Ok);
+  EXPECT_EQ(run.result.candidates[d].outcome, CandidateOutcome::Ok) << said(d);
   EXPECT_GT(run.count(CandidateOutcome::OverBudget), 0u);
 }
 
