@@ -96,8 +96,9 @@ struct TuningRecord {
   std::vector<RankedCandidate> top;
   std::string tuned_at;        // "2025-01-31T12:00:00Z" (UTC, orders as text)
   // Wall seconds the tuning that chose this record took (TuneTimes::total_s: cold or warm,
-  // budgeted or exhaustive, as it ran). JSON "tune_s", written when > 0; 0: not recorded (records
-  // tuned before it was, and those migrated from schema 1-3).
+  // budgeted or exhaustive, as it ran). JSON "tune_s", written when not 0 (the reader refuses one
+  // that is not > 0); 0: not recorded (records tuned before it was, and those migrated from
+  // schema 1-3).
   double tune_s = 0;
 
   // "NVIDIA H100 80GB HBM3|sm90|gemm.fp32.NN.general.general.full.4096x4096x4096...."
