@@ -59,6 +59,7 @@ CandidateRanking rank_candidates(const ProblemKey& key, const std::vector<Kernel
     prior_of[i] = prior_position(configs[i], settings.priors, adapted);
     r.prior = prior_of[i].second != kNotPrior;
     r.kept = std::find(settings.kept.begin(), settings.kept.end(), configs[i]) != settings.kept.end();
+    r.assured = r.kept || (r.prior && prior_of[i].first <= 1);
     names[i] = configs[i].name();
     auto [it, inserted] = family_best.emplace(configs[i].family(), r.estimate_us);
     if (!inserted) it->second = std::min(it->second, r.estimate_us);

@@ -35,6 +35,10 @@ struct CandidateRank {
   bool prior = false;       // matches a prior config (as given, or adapted to the problem)
   bool kept = false;
   bool pruned = false;
+  // A prior itself, its form made right for this problem, or a kept config: the search times it
+  // whenever its compile arrives, whatever its guesses of the budget say (a prior's siblings of
+  // another K split are priors, not assured).
+  bool assured = false;
 };
 
 struct CandidateRanking {

@@ -112,9 +112,12 @@ class SearchRun {
     result_.candidates.resize(env_.configs.size());
     samples_.resize(env_.configs.size());
     pooled_ms_.resize(env_.configs.size());
+    assured_.assign(env_.configs.size(), false);
     std::vector<size_t> order;
     for (const CandidateRank& r : ranking.order) {
       CandidateMeasurement& m = result_.candidates[r.index];
+      assured_[r.index] = r.assured;
+      if (r.assured && !r.pruned) assured_indices_.push_back(r.index);
       m.config = env_.configs[r.index];
       m.estimate_us = r.estimate_us;
       if (r.pruned) {
@@ -174,7 +177,7 @@ class SearchRun {
                              m.resources.spill_load_bytes, m.resources.stack_bytes);
       return;
     }
-    if (!contenders_.empty() && !affordable(screen_cost_s())) {
+    if (!contenders_.empty() && !assured_[i] && !affordable(screen_cost_s())) {
       m.outcome = CandidateOutcome::OverBudget;
       m.detail = fmt::format("compiled, not timed: the {:g} s budget was spent ({:.1f} s gone)", plan_.budget_s,
                              budget_.elapsed_s());
@@ -332,6 +335,8 @@ class SearchRun {
   // what it brings) and the later rounds would use up the budget; never before one passed.
   bool should_stop_compiling(const CompileQueue& queue) const {
     if (!budget_.limited() || contenders_.empty()) return false;
+    for (size_t i : assured_indices_)
+      if (!queue.started(i)) return false;  // they come first in the order: a few more compiles at most
     const CompileQueueStats s = queue.stats();
     const double configs_per_kernel =
         s.kernels > 0 ? static_cast<double>(order_size_) / static_cast<double>(s.kernels) : 1.0;
@@ -349,6 +354,8 @@ class SearchRun {
   std::vector<std::vector<double>> samples_;  // every run of each candidate before the final round
   std::vector<double> pooled_ms_;             // their median
   std::vector<size_t> contenders_;            // verified, still in the race
+  std::vector<bool> assured_;                 // priors and kept configs: timed whatever the guesses say
+  std::vector<size_t> assured_indices_;       // the same, as indices
   size_t order_size_ = 0;                     // candidates not pruned
   size_t screened_ = 0;
   double compiles_stopped_s_ = 0;

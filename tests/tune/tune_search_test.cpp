@@ -7,8 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <random>
+#include <string>
+#include <thread>
 
 #include "codegen/candidate_space.hpp"
 #include "codegen/kernel_family.hpp"
@@ -60,13 +63,21 @@ struct SearchRun {
 
   testing::CompilePacing pacing;  // compiles keep pace with measurements (see fake_tuning.hpp)
 
+  // `late`: the kernels whose name holds it compile 50 ms (real time) late, so that others are
+  // compiled and timed before them.
   SearchRun(const Scenario& s, TuneSettings settings, double compile_s = 0.0, double overhead_s = 0.02,
-      double noise = 0.0) {
+      double noise = 0.0, const std::string& late = "") {
     SearchEnvironment env;
     env.configs = s.configs;
     env.specialization = specialization_of(s.key);
     env.templates = &TemplateStore::active();
     env.compile = testing::fake_compile(clock, compile_s, nullptr, &pacing);
+    if (!late.empty())
+      env.compile = [compile = env.compile, late](const RenderedKernel& kernel) {
+        if (kernel.kernel_name.find(late) != std::string::npos)
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        return compile(kernel);
+      };
     env.make_bench = [&](const BenchSettings&) {
       auto b = std::make_unique<RecordingBench>(clock, s.kernels, overhead_s, noise, requests, pacing);
       return std::unique_ptr<CandidateBench>(std::move(b));
@@ -264,6 +275,32 @@ TEST(TuneSearch, PriorsAndTheDefaultAreTimedFirst) {
   EXPECT_EQ(run.result.candidates[d].rank, 1);
   EXPECT_EQ(run.result.candidates[d].outcome, CandidateOutcome::Ok) << said(d);
   EXPECT_GT(run.count(CandidateOutcome::OverBudget), 0u);
+}
+
+// However late the prior's or the default's compile arrives, they are timed: the budget's
+// guesses (which a slow prior timed first inflates) never drop them. Before, a default that
+// arrived after the prior ended "compiled, not timed" (once on the GPU machine, by chance).
+TEST(TuneSearch, ThePriorAndTheDefaultAreTimedHoweverLateTheyCompile) {
+  const Scenario s(2048, 4096, 8192, Precision::TF32x3);
+  const CandidateRanking plain = rank_candidates(s.key, s.configs, DeviceModel::hopper(132), {});
+  KernelConfig prior;
+  for (auto it = plain.order.rbegin(); it != plain.order.rend(); ++it)
+    if (!it->pruned) {
+      prior = s.configs[it->index];
+      break;
+    }
+  const KernelConfig dflt = untuned_config(s.key);
+  for (const KernelConfig& late : {dflt, prior}) {
+    TuneSettings settings = budgeted(4);
+    settings.priors = {prior};
+    const SearchRun run(s, settings, 0.1, 0.05, 0.0, late.name());
+    for (const KernelConfig& c : {prior, dflt}) {
+      const CandidateMeasurement& m =
+          run.result.candidates[static_cast<size_t>(std::find(s.configs.begin(), s.configs.end(), c) - s.configs.begin())];
+      EXPECT_EQ(m.outcome, CandidateOutcome::Ok) << late.name() << " late; " << c.name() << ": " << m.detail;
+    }
+    EXPECT_GT(run.count(CandidateOutcome::OverBudget), 0u);
+  }
 }
 
 TEST(TuneSearch, ACompileThatThrowsAbortsTheRun) {
