@@ -64,6 +64,16 @@ TEST(CandidateRanking, PriorsComeFirstInTheirOrderThenTheKeptDefault) {
   EXPECT_EQ(configs[r.order[after_priors].index], dflt);
   EXPECT_TRUE(r.order[after_priors].kept);
   for (size_t i = after_priors; i < r.order.size(); ++i) EXPECT_FALSE(r.order[i].prior) << i;
+  // Assured (timed whatever the budget guesses): the priors, each one's form made right for this
+  // problem (at most one), and the default; nothing after the default.
+  EXPECT_TRUE(r.order[0].assured && r.order[1].assured && r.order[after_priors].assured);
+  size_t assured = 0;
+  for (size_t i = 0; i < r.order.size(); ++i) {
+    assured += r.order[i].assured;
+    if (r.order[i].assured) EXPECT_TRUE(r.order[i].prior || r.order[i].kept) << i;
+    if (i > after_priors) EXPECT_FALSE(r.order[i].assured) << i << " " << configs[r.order[i].index].name();
+  }
+  EXPECT_LE(assured, 2u * 2 + 1);
 }
 
 TEST(CandidateRanking, APriorTunedForAnotherShapeMatchesItsAdaptedConfig) {
@@ -76,6 +86,7 @@ TEST(CandidateRanking, APriorTunedForAnotherShapeMatchesItsAdaptedConfig) {
   const CandidateRanking r = rank_candidates(key, configs, kH200, {2.0, {prior}, {}});
   ASSERT_TRUE(r.order.front().prior);
   KernelConfig first = configs[r.order.front().index];
+  EXPECT_TRUE(r.order.front().assured);  // the prior made right for this problem
   first.split_k = prior.split_k;
   EXPECT_EQ(first, prior);
 }
