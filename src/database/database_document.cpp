@@ -26,8 +26,13 @@ namespace {
 using nlohmann::json;
 
 constexpr int kCurrent = TuningDatabase::kSchemaVersion;
+constexpr int kFirstCompact = TuningDatabase::kFirstCompactSchema;
 
-// ---- schema 4 -----------------------------------------------------------------------------
+// ---- schema 4-5 ---------------------------------------------------------------------------
+
+bool is_compact(std::optional<int64_t> version) {
+  return version && *version >= kFirstCompact && *version <= kCurrent;
+}
 
 // The top-level "schema_version" when the text is an object that has an integer one (the
 // members before it skipped); nullopt otherwise (the tree reader then says what is wrong).
@@ -73,7 +78,7 @@ std::vector<TuningRecord> read_current(std::string_view text, std::string_view s
   try {
     read_members(in, kTopFields, 0, [&](size_t i) {
       if (i == 0) {
-        in.integer(kCurrent, kCurrent);  // as probed
+        in.integer(kFirstCompact, kCurrent);  // as probed
         return;
       }
       read_elements(in, [&](size_t r) { records.push_back(read_checked_record(in, r, source, names)); });
@@ -87,7 +92,7 @@ std::vector<TuningRecord> read_current(std::string_view text, std::string_view s
 
 // ---- schema 1-3 ---------------------------------------------------------------------------
 
-// The file's schema version: 1..3 (read through the migrations); 4 cannot get here.
+// The file's schema version: 1..3 (read through the migrations); 4 and 5 cannot get here.
 int read_schema_version(const json& j, std::string_view source) {
   if (!j.is_object())
     throw DatabaseError(fmt::format("{}: expected a JSON object at the top level, got {}", source,
@@ -147,10 +152,10 @@ LegacyRecord read_legacy_record(const json& item, size_t i, Checksums checksums,
 DatabaseDocument read_legacy(json document, std::string_view source, LegacyTables tables) {
   DatabaseDocument out;
   out.schema_version = read_schema_version(document, source);
-  if (out.schema_version == kCurrent)
+  if (out.schema_version >= kFirstCompact)
     throw DatabaseError(fmt::format("{}: schema_version: {} must be a member of the top-level object, read before "
                                     "its records",
-                                    source, kCurrent));
+                                    source, out.schema_version));
   try {
     if (out.schema_version == 1) document = migrate_v1_to_v2(document);
     if (out.schema_version <= 2) document = migrate_v2_to_v3(std::move(document));
@@ -197,8 +202,8 @@ void sort_by_key(DatabaseDocument& doc, std::string_view source) {
 
 DatabaseDocument read_database_text(std::string_view text, std::string_view source, LegacyTables tables) {
   DatabaseDocument doc;
-  if (probe_schema_version(text) == kCurrent) {
-    doc.schema_version = kCurrent;
+  if (const std::optional<int64_t> version = probe_schema_version(text); is_compact(version)) {
+    doc.schema_version = static_cast<int>(*version);
     doc.records = read_current(text, source);
   } else {
     doc = read_legacy(parse_json_document(text, source), source, tables);
@@ -208,7 +213,8 @@ DatabaseDocument read_database_text(std::string_view text, std::string_view sour
 }
 
 DatabaseDocument read_database_json(const json& document, std::string_view source, LegacyTables tables) {
-  if (document.is_object() && document.contains("schema_version") && document["schema_version"] == kCurrent)
+  if (document.is_object() && document.contains("schema_version") && document["schema_version"].is_number_integer() &&
+      is_compact(document["schema_version"].get<int64_t>()))
     return read_database_text(document.dump(-1, ' ', false, json::error_handler_t::replace), source, tables);
   DatabaseDocument doc = read_legacy(document, source, tables);
   sort_by_key(doc, source);

@@ -2,13 +2,16 @@
 // up (exact, then nearest of the same kind, then none: match) and written atomically under an
 // advisory lock so that concurrent tuners never lose each other's records.
 //
-// File format (schema 4): {"schema_version": 4, "records": [...]}, records sorted by key(),
+// File format (schema 5): {"schema_version": 5, "records": [...]}, records sorted by key(),
 // one member per line and each small object on one line (record_text.hpp), so diffs between
 // two files stay readable. A record keeps its winner, the counts of its candidates by outcome
 // and the kTopCandidates fastest; the full candidate tables go to the history file beside the
 // database (candidate_history.hpp), which the writers below keep and load() never reads. Each
 // record carries "checksum" (after tuned_at), the hash of its values (record_checksum.hpp),
-// verified on every load. Files of schema 1-3 load too (database_document.hpp); a save writes 4.
+// verified on every load. Schema 5 is schema 4 with the optional "tune_s" of a record (how long
+// its tuning took): an older jitgemm, which knows 4, reports a file of 5 as newer instead of
+// calling its records damaged. Files of schema 1-4 load too (database_document.hpp); a save
+// writes 5.
 //
 // Dates in the future: a record whose tuned_at is later than now + 1 day (is_future_dated)
 // loads, lists and serves like any other, but merge() does not believe its date: it competes
@@ -66,7 +69,8 @@ class TuningDatabase {
   // (the full tables go to the history file). Files of schema 1-3 still load
   // (database_document.hpp: schema 1 and 2 through schema_migration.hpp, unchecked; each
   // record's list ranked and counted in memory); a save writes 4, checksums included.
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
+  static constexpr int kFirstCompactSchema = 4;  // 4 and 5: the compact records, one reader
 
   // A missing file gives an empty database. Any other problem throws DatabaseError naming
   // the file and the position: the byte offset of a JSON syntax error, or the record
@@ -81,7 +85,7 @@ class TuningDatabase {
   static LoadedDatabase load_with_tables(const std::filesystem::path& path);
 
   nlohmann::json to_json() const;  // the parsed text of dump()
-  std::string dump() const;         // the file's text (schema 4, checksums included) and a newline
+  std::string dump() const;         // the file's text (schema 5, checksums included) and a newline
 
   void upsert(TuningRecord record);  // replaces the record with the same key()
   bool erase(std::string_view key);  // false when absent

@@ -68,7 +68,7 @@ TEST(TuningDatabaseLoad, RoundTripsEveryRecordThroughAFile) {
 
 TEST(TuningDatabaseLoad, FileIsSortedPrettyAndVersioned) {
   std::string text = three_records().dump();
-  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 4,\n  \"records\": [\n    {\n", 0), 0u) << text.substr(0, 80);
+  EXPECT_EQ(text.rfind("{\n  \"schema_version\": 5,\n  \"records\": [\n    {\n", 0), 0u) << text.substr(0, 80);
   EXPECT_EQ(text.back(), '\n');
   TuningDatabase db = three_records();
   const std::vector<TuningRecord>& records = db.records();
@@ -131,9 +131,9 @@ TEST(TuningDatabaseLoad, WrongSchemaVersion) {
   json j = valid_json();
   j["schema_version"] = 7;
   std::string message = load_error(j.dump(2));
-  EXPECT_NE(message.find("damaged.json: schema_version: expected 4, got 7"), std::string::npos) << message;
+  EXPECT_NE(message.find("damaged.json: schema_version: expected 5, got 7"), std::string::npos) << message;
   j["schema_version"] = 0;
-  EXPECT_NE(load_error(j.dump()).find("schema_version: expected 1..4, got 0"), std::string::npos);
+  EXPECT_NE(load_error(j.dump()).find("schema_version: expected 1..5, got 0"), std::string::npos);
   j.erase("schema_version");
   EXPECT_NE(load_error(j.dump()).find("damaged.json: schema_version: missing"), std::string::npos);
 }
@@ -276,7 +276,7 @@ TEST(TuningDatabaseLoad, EveryRecordCarriesItsChecksumAndAChangedValueIsCaught) 
   const TuningDatabase db = three_records();
   const std::string text = db.dump();
   const json j = json::parse(text);
-  ASSERT_EQ(j.at("schema_version"), 4);
+  ASSERT_EQ(j.at("schema_version"), TuningDatabase::kSchemaVersion);
   for (const json& record : j.at("records")) EXPECT_EQ(record.at("checksum").get<std::string>().size(), 32u);
   EXPECT_EQ(TuningDatabase::parse(text, "saved").records(), db.records());
   // A digit changed in any of these numbers, each value still valid field by field.
@@ -332,7 +332,7 @@ TEST(TuningDatabaseLoad, SchemaTwoRecordsLoadUncheckedAndSaveWithChecksums) {
   ASSERT_EQ(db.size(), 3u);
   EXPECT_EQ(db.records()[1].tflops, 1.5);
   const json saved = json::parse(db.dump());
-  EXPECT_EQ(saved.at("schema_version"), 4);
+  EXPECT_EQ(saved.at("schema_version"), TuningDatabase::kSchemaVersion);
   for (const json& record : saved.at("records")) EXPECT_TRUE(record.contains("checksum"));
   EXPECT_EQ(TuningDatabase::parse(db.dump(), "saved").records(), db.records());
   // Only schema 3 and 4 have checksums.
@@ -377,6 +377,35 @@ TEST(TuningDatabaseLoad, SchemaThreeRecordsLoadCompactedAndTheirListsComeBackAsT
   EXPECT_NE(load_error(changed.dump(2)).find("damaged.json: records[1] ("), std::string::npos);
   // The fixtures of schema 3 keep loading.
   EXPECT_EQ(TuningDatabase::load(JITGEMM_SOURCE_DIR "/tests/fixtures/tuning_checked.json").size(), 5u);
+}
+
+// Schema 4 -> 5: the same records, 5 adding a record's optional tune_s (so that a jitgemm that
+// knows only 4 says "newer" about a file that has them, not "damaged"). A file of 4 loads as it
+// is, with the compact reader and its checksums, and saves as 5 with the same records.
+TEST(TuningDatabaseLoad, SchemaFourLoadsAsItIsAndSavesAsFive) {
+  const std::string v4 = JITGEMM_SOURCE_DIR "/tests/fixtures/tuning_v4.json";
+  const LoadedDatabase loaded = TuningDatabase::load_with_tables(v4);
+  EXPECT_EQ(loaded.schema_version, 4);
+  EXPECT_TRUE(loaded.tables.empty());
+  const TuningDatabase db = TuningDatabase::load(v4);
+  EXPECT_EQ(db.records(), loaded.database.records());
+  const json saved = json::parse(db.dump());
+  EXPECT_EQ(saved.at("schema_version"), 5);
+  EXPECT_EQ(TuningDatabase::parse(db.dump(), "saved").records(), db.records());
+  // A changed record of a schema-4 file is caught as before.
+  json changed = json::parse(read_text(v4));
+  changed["records"][0]["tflops"] = 1.25;
+  EXPECT_NE(load_error(changed.dump(2)).find("damaged.json: records[0] ("), std::string::npos);
+  // A record with tune_s in a file of 5 round-trips; one beyond 5 is a newer schema.
+  TuningDatabase timed = db;
+  TuningRecord r = db.records().front();
+  r.tune_s = 8.5;
+  timed.upsert(r);
+  EXPECT_EQ(TuningDatabase::parse(timed.dump(), "timed").find(r.key())->tune_s, 8.5);
+  json newer = json::parse(timed.dump());
+  newer["schema_version"] = 6;
+  EXPECT_NE(load_error(newer.dump(2)).find("expected 5, got 6 (written by a newer jitgemm"), std::string::npos)
+      << load_error(newer.dump(2));
 }
 
 // Every error of the schema-4 reader names the file, the record and field, and the byte.

@@ -267,14 +267,14 @@ TEST_F(JitgemmDb, MergeCarriesTheHistoriesAlong) {
   r = run_db({"--db", dir + "/from_v1.json", "show", kKey4096});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "from " + dir + "/from_v1.history.json")) << r.out;
-  // Rewriting a file in place as schema 4: its lists go to its history.
+  // Rewriting a file in place as schema 5: its lists go to its history.
   fs::copy_file(kSmall, dir + "/old.json");
   r = run_db({"merge", dir + "/old.json", dir + "/old.json"});
   ASSERT_EQ(r.status, 0) << r.err;
   r = run_db({"verify", dir + "/old.json"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, dir + "/old.history.json: ok: 5 entries, 5 of them")) << r.out;
-  EXPECT_EQ(nlohmann_schema(dir + "/old.json"), 4);
+  EXPECT_EQ(nlohmann_schema(dir + "/old.json"), 5);
   // An input's damaged history is a warning: the records are merged, its tables are not.
   r = run_db({"merge", dir + "/from_damaged.json", kFixtures + "tuning_v4_damaged_history.json"});
   ASSERT_EQ(r.status, 0) << r.err;
