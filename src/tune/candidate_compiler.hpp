@@ -1,7 +1,8 @@
-// Renders and NVRTC-compiles a list of candidates in parallel threads. A candidate that
-// cannot be rendered (InvalidArgument from codegen), fails to compile (the compiler's log)
-// or spills is data (an outcome), not an exception; anything else the compiler throws
-// means a broken environment and aborts the whole list with that exception.
+// Renders and NVRTC-compiles a list of candidates in parallel threads (a CompileQueue drained in
+// the input order: tune/compile_queue.hpp). A candidate that cannot be rendered
+// (InvalidArgument from codegen), fails to compile (the compiler's log) or spills is data (an
+// outcome), not an exception; anything else the compiler throws means a broken environment and
+// aborts the whole list with that exception.
 #pragma once
 
 #include <functional>

@@ -1,10 +1,11 @@
 // compile_queue.hpp — the budgeted search's producer: threads that render and compile a
 // problem's candidates in the order the search ranked them, while the calling thread takes
 // each one as soon as it is compiled (best ranked first among those ready) and measures it.
-// As compile_candidates (tune/candidate_compiler.hpp): configs that render the same kernel
-// (they differ in split_k only) share one compile; an unrenderable config, a compile error
-// and spills are the candidate's outcome; anything the compiler throws is a broken environment:
-// no further compile starts, and next() rethrows it once the threads have stopped.
+// compile_candidates (tune/candidate_compiler.hpp) drains one in the input order. Configs that
+// render the same kernel (they differ in split_k only) share one compile; an unrenderable
+// config, a compile error and spills are the candidate's outcome; anything the compiler throws
+// is a broken environment: no further compile starts, and next() rethrows it once the threads
+// have stopped.
 //
 //   CompileQueue queue(configs, order, specialization, compile, templates, jobs, clock);
 //   while (auto i = queue.next(0.05)) measure(queue.candidate(*i));   // nullopt: timeout or done
