@@ -53,6 +53,16 @@ struct Scenario {
     return best;
   }
   double ms(size_t i) const { return kernels.at(configs[i].name()).ms; }
+  size_t index(const KernelConfig& c) const {
+    return static_cast<size_t>(std::find(configs.begin(), configs.end(), c) - configs.begin());
+  }
+  // The model's last unpruned candidate: as a prior, one a tight budget would never reach.
+  KernelConfig last_unpruned() const {
+    const CandidateRanking plain = rank_candidates(key, configs, DeviceModel::hopper(132), {});
+    for (auto it = plain.order.rbegin(); it != plain.order.rend(); ++it)
+      if (!it->pruned) return configs[it->index];
+    return configs.front();
+  }
 };
 
 struct SearchRun {
@@ -248,22 +258,12 @@ TEST(TuneSearch, TheBudgetHoldsAndEveryCandidateLeftOutSaysWhy) {
 
 TEST(TuneSearch, PriorsAndTheDefaultAreTimedFirst) {
   const Scenario s(2048, 4096, 8192, Precision::TF32x3);
-  // The model's last unpruned candidate as the prior: a tight budget would never reach it.
-  const CandidateRanking plain = rank_candidates(s.key, s.configs, DeviceModel::hopper(132), {});
-  KernelConfig prior;
-  for (auto it = plain.order.rbegin(); it != plain.order.rend(); ++it)
-    if (!it->pruned) {
-      prior = s.configs[it->index];
-      break;
-    }
+  const KernelConfig prior = s.last_unpruned();
   TuneSettings settings = budgeted(4);
   settings.priors = {prior};
   const SearchRun run(s, settings, 0.1, 0.05);
-  const size_t p = static_cast<size_t>(std::find(s.configs.begin(), s.configs.end(), prior) - s.configs.begin());
-  const size_t d = static_cast<size_t>(std::find(s.configs.begin(), s.configs.end(), untuned_config(s.key)) -
-                                       s.configs.begin());
-  // On a failure, what happened to each and where the fake time went (this failed once in a
-  // loaded GPU-machine run, ctest -j 4: the default ended over_budget; never here).
+  const size_t p = s.index(prior), d = s.index(untuned_config(s.key));
+  // On a failure, what happened to each and where the fake time went.
   auto said = [&](size_t i) {
     const CandidateMeasurement& m = run.result.candidates[i];
     return fmt::format("{}: {} ({}); run: {:.2f} s (compile {:.2f}, measure {:.2f}), {} rounds", m.config.name(),
@@ -282,21 +282,13 @@ TEST(TuneSearch, PriorsAndTheDefaultAreTimedFirst) {
 // arrived after the prior ended "compiled, not timed" (once on the GPU machine, by chance).
 TEST(TuneSearch, ThePriorAndTheDefaultAreTimedHoweverLateTheyCompile) {
   const Scenario s(2048, 4096, 8192, Precision::TF32x3);
-  const CandidateRanking plain = rank_candidates(s.key, s.configs, DeviceModel::hopper(132), {});
-  KernelConfig prior;
-  for (auto it = plain.order.rbegin(); it != plain.order.rend(); ++it)
-    if (!it->pruned) {
-      prior = s.configs[it->index];
-      break;
-    }
-  const KernelConfig dflt = untuned_config(s.key);
+  const KernelConfig prior = s.last_unpruned(), dflt = untuned_config(s.key);
   for (const KernelConfig& late : {dflt, prior}) {
     TuneSettings settings = budgeted(4);
     settings.priors = {prior};
     const SearchRun run(s, settings, 0.1, 0.05, 0.0, late.name());
     for (const KernelConfig& c : {prior, dflt}) {
-      const CandidateMeasurement& m =
-          run.result.candidates[static_cast<size_t>(std::find(s.configs.begin(), s.configs.end(), c) - s.configs.begin())];
+      const CandidateMeasurement& m = run.result.candidates[s.index(c)];
       EXPECT_EQ(m.outcome, CandidateOutcome::Ok) << late.name() << " late; " << c.name() << ": " << m.detail;
     }
     EXPECT_GT(run.count(CandidateOutcome::OverBudget), 0u);
