@@ -78,6 +78,10 @@ void setup_explain(CLI::App& app, ExplainOptions& o) {
   cmd->add_option("--fill", o.fill, "full, lower or upper")->capture_default_str();
   cmd->add_option("--device", o.device.name, "device name as the driver reports it")->required();
   cmd->add_option("--sm", o.device.sm, "compute capability, e.g. 90")->required()->check(CLI::Range(10, 999));
+  cmd->add_option("--sm-count", o.device.sm_count,
+                  "multiprocessors (default: those of the device's records; a sibling device's record, of the same "
+                  "sm and count, serves a problem this device has none for)")
+      ->check(CLI::Range(1, 10000));
   add_environment_flags(*cmd, o.environment);
 }
 

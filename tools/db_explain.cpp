@@ -79,7 +79,14 @@ void print_records(const TuningDatabase& db, const DeviceKey& device, const Prob
 
 }  // namespace
 
-int run_explain(const ExplainOptions& o, const TuningDatabase& db) {
+int run_explain(const ExplainOptions& given, const TuningDatabase& db) {
+  ExplainOptions o = given;
+  if (o.device.sm_count == 0)  // as the driver would say: from a record of this device
+    for (const TuningRecord& r : db.records())
+      if (r.device.name == o.device.name && r.device.sm == o.device.sm) {
+        o.device.sm_count = r.device.sm_count;
+        break;
+      }
   const ProblemKey key = explained_key(o);
   const Environments env = explain_environments(o.environment);
   const ServingDecision decision = lookup(db, o.device, key, env);

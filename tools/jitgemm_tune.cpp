@@ -29,8 +29,8 @@
 #include "database/environments.hpp"
 #include "database/printable_text.hpp"
 #include "database/record_from_tuning.hpp"
-#include "database/shape_distance.hpp"
 #include "database/tuning_database.hpp"
+#include "database/tuning_priors.hpp"
 #include "jitgemm/backward.hpp"
 #include "jitgemm/error.hpp"
 #include "jitgemm/runtime.hpp"
@@ -169,21 +169,6 @@ std::vector<TuningRecord> prior_records(const Options& o, const std::string& db_
   }
 }
 
-// The winners of the (at most 3) nearest records of the problem's kind on this device, nearest
-// first: the budgeted search tries them first.
-std::vector<KernelConfig> priors_for(const ProblemKey& key, const DeviceKey& device,
-                                     const std::vector<TuningRecord>& records) {
-  std::vector<std::pair<double, const TuningRecord*>> near;
-  for (const TuningRecord& r : records)
-    if (r.device == device && r.problem.same_kind(key)) near.emplace_back(size_distance(r.problem, key), &r);
-  std::sort(near.begin(), near.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first < b.first : a.second->key() < b.second->key();
-  });
-  std::vector<KernelConfig> priors;
-  for (size_t i = 0; i < std::min<size_t>(near.size(), 3); ++i) priors.push_back(near[i].second->config);
-  return priors;
-}
-
 // Where one tuning's time went and what it left out, one line:
 //   "largeK tf32x3: 18.4 s of 20 s (setup 0.9, compile 15.2 (210 cpu), measure 6.1), 4 rounds; winner rank 3 of 260"
 std::string time_summary(const std::string& id, const TuneResult& r, double budget_s) {
@@ -229,7 +214,7 @@ int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler
     settings.search = search_for_budget(o.budget_s);
     settings.budget_s = o.budget_s;
     if (o.sample) settings.candidates = tuning_sample(make_problem_key(np.problem));
-    settings.priors = priors_for(make_problem_key(np.problem), device_key(info), known);
+    settings.priors = tuning_priors(known, device_key(info), make_problem_key(np.problem));
     const TuneResult result = tune_problem(np.problem, info, compiler, TemplateStore::active(), settings,
                                            [&](const TuneProgress& p) { draw_progress(np.id, p); });
     int ok = 0;

@@ -19,12 +19,15 @@ struct RuntimeOptions {
   std::string template_dir;          // empty: $JITGEMM_TEMPLATE_DIR, else the embedded templates
 };
 
-// Which rule chose the kernel of a gemm call.
+// Which rule chose the kernel of a gemm call. Nearest includes the record of a sibling device
+// (the same sm and SM count, e.g. an H200's for an H100 SXM) for exactly this problem, used when
+// this device has none (the explanation's text says "sibling").
 enum class ServeRule { Exact, Nearest, Default };
 
 struct ServeCounters {
   uint64_t exact = 0;    // a record for this device and problem key
-  uint64_t nearest = 0;  // the nearest record of the same kind (op, transposes, precision, alignment)
+  uint64_t nearest = 0;  // the nearest record of the same kind (op, transposes, precision, alignment),
+                         // or a sibling device's record of this problem
   uint64_t fallback = 0; // no usable record: the documented default heuristic
   uint64_t stale = 0;    // of the above, records whose environment differs (served, flagged)
 };

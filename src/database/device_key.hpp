@@ -32,6 +32,13 @@ struct EnvironmentKey {
 
 // The key of the device `info` describes.
 DeviceKey device_key(const cuda::DeviceInfo& info);
+
+// Another GPU of the same architecture and SM count (an H100 SXM and an H200: sm90, 132 SMs):
+// a config tuned on one is built for, and schedules its tiles over, the other as well, so its
+// record for exactly a problem serves the other where that has none (serving_policy.hpp).
+inline bool is_sibling(const DeviceKey& record, const DeviceKey& device) {
+  return record.name != device.name && record.sm == device.sm && record.sm_count == device.sm_count;
+}
 // This process's environment: the driver of `info`, the NVRTC linked, this jitgemm's
 // version, and `template_hash`, the hash of the kernel template that served or was tuned.
 EnvironmentKey current_environment(const cuda::DeviceInfo& info, const std::string& template_hash);

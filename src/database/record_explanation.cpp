@@ -35,6 +35,11 @@ RecordExplanation explain_one(const TuningRecord& record, const DeviceKey& devic
   RecordExplanation e;
   e.record = &record;
   e.why_not = kind_mismatches(record, device, key);
+  if (is_sibling(record.device, device) && record.problem == key) {  // serves when this device has no exact
+    e.match = Match::Sibling;
+    e.why_not = {fmt::format("another device ({}), of the same sm and SM count", record.device.name)};
+    return e;
+  }
   if (!e.why_not.empty()) return e;
   e.distance = size_distance(record.problem, key);
   e.match = record.problem == key ? Match::Exact : within_factor_of_two(record.problem, key) ? Match::Nearest
@@ -49,6 +54,7 @@ RecordExplanation explain_one(const TuningRecord& record, const DeviceKey& devic
 std::string_view to_string(RecordExplanation::Match match) noexcept {
   switch (match) {
     case RecordExplanation::Match::Exact: return "exact";
+    case RecordExplanation::Match::Sibling: return "sibling";
     case RecordExplanation::Match::Nearest: return "nearest";
     case RecordExplanation::Match::TooFar: return "too far";
     case RecordExplanation::Match::No: return "no";

@@ -14,9 +14,10 @@
 namespace jitgemm {
 
 struct RecordExplanation {
-  // Exact: same device and key. Nearest: same device and kind, within a factor of two.
-  // TooFar: same device and kind, beyond it. No: another device or kind.
-  enum class Match { Exact, Nearest, TooFar, No };
+  // Exact: same device and key. Sibling: a sibling device's (is_sibling) record of the same key.
+  // Nearest: same device and kind, within a factor of two. TooFar: same device and kind, beyond
+  // it. No: another device or kind.
+  enum class Match { Exact, Sibling, Nearest, TooFar, No };
   const TuningRecord* record = nullptr;
   Match match = Match::No;
   double distance = 0;                 // size_distance (not No)
@@ -26,7 +27,7 @@ struct RecordExplanation {
   std::vector<StaleField> staleness;   // staleness(*record, environments)
 };
 
-std::string_view to_string(RecordExplanation::Match match) noexcept;  // "exact", "nearest", "too far", "no"
+std::string_view to_string(RecordExplanation::Match match) noexcept;  // "exact", "sibling", "nearest", "too far", "no"
 
 // One entry per record, in records() order; `decision` is lookup(database, device, key,
 // environments) and decides `served`.

@@ -47,6 +47,7 @@ ServingDecision nearest(const RecordMatch& match, const ProblemKey& key, const E
 std::string_view to_string(ServingRule rule) noexcept {
   switch (rule) {
     case ServingRule::Exact: return "exact";
+    case ServingRule::Sibling: return "sibling";
     case ServingRule::Nearest: return "nearest";
     case ServingRule::Default: return "default";
   }
@@ -59,6 +60,11 @@ ServingDecision lookup(const TuningDatabase& database, const DeviceKey& device, 
   switch (match.rule) {
     case RecordMatch::Rule::Exact:
       return served(ServingRule::Exact, match.record->config, *match.record, environments, match.record->key());
+    case RecordMatch::Rule::Sibling:
+      return served(ServingRule::Sibling, match.record->config, *match.record, environments,
+                    fmt::format("{} (no record of {} sm{} for this problem; {} is a device of the same sm and {} SMs)",
+                                match.record->key(), device.name, device.sm, match.record->device.name,
+                                device.sm_count));
     case RecordMatch::Rule::Nearest: return nearest(match, key, environments);
     case RecordMatch::Rule::None: break;
   }

@@ -3,11 +3,13 @@
 // call lookup(); nothing else decides.
 //
 //   1. exact:   the record for this device (name and sm) and problem key, its config as tuned
-//   2. nearest: the nearest record of the same kind (precision, transposes, structure, fill)
+//   2. sibling: else the record of a sibling device (device_key.hpp is_sibling: another name,
+//               the same sm and SM count) for exactly this problem key, its config as tuned
+//   3. nearest: the nearest record of the same kind (precision, transposes, structure, fill)
 //               on this device (TuningDatabase::match), when it is within a factor of two of
 //               the problem in each of M, N and K (within_factor_of_two); its config adapted
 //               to the problem by adapt_record_config (codegen/served_config.hpp)
-//   3. default: untuned_config(key) (codegen/candidate_space.hpp), when there is no record of
+//   4. default: untuned_config(key) (codegen/candidate_space.hpp), when there is no record of
 //               this kind, the nearest is farther than the bound, or its config cannot be
 //               adapted
 // A served record whose environment differs from this machine's (staleness) is still served,
@@ -26,9 +28,9 @@
 
 namespace jitgemm {
 
-enum class ServingRule { Exact, Nearest, Default };
+enum class ServingRule { Exact, Sibling, Nearest, Default };
 
-std::string_view to_string(ServingRule rule) noexcept;  // "exact", "nearest", "default"
+std::string_view to_string(ServingRule rule) noexcept;  // "exact", "sibling", "nearest", "default"
 
 struct ServingDecision {
   ServingRule rule = ServingRule::Default;

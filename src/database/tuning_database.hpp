@@ -38,11 +38,13 @@ namespace jitgemm {
 // The record nearest to a (device, problem): the search the serving policy
 // (serving_policy.hpp) starts from. It knows nothing of environments or of the bound within
 // which a nearest record may serve.
+// Sibling: no record of this device for the problem, but one of a sibling device (another
+// name, the same sm and SM count: an H100 SXM and an H200) for exactly this problem.
 struct RecordMatch {
-  enum class Rule { Exact, Nearest, None };
+  enum class Rule { Exact, Sibling, Nearest, None };
   Rule rule = Rule::None;
   const TuningRecord* record = nullptr;  // null for None; valid until the database changes
-  double distance = 0;                   // size_distance of a Nearest record (0 for Exact)
+  double distance = 0;                   // size_distance of a Nearest record (0 for Exact, Sibling)
   int device_records = 0;                // records of this device (name and sm), for messages
 };
 

@@ -29,8 +29,12 @@ bool nearer(const TuningRecord& a, const TuningRecord& b, const ProblemKey& prob
 
 RecordMatch TuningDatabase::match(const DeviceKey& device, const ProblemKey& problem) const {
   RecordMatch result;
+  const TuningRecord* sibling = nullptr;  // the first, in key order (the device name first)
   for (const TuningRecord& record : records_) {
-    if (record.device.name != device.name || record.device.sm != device.sm) continue;
+    if (record.device.name != device.name || record.device.sm != device.sm) {
+      if (sibling == nullptr && is_sibling(record.device, device) && record.problem == problem) sibling = &record;
+      continue;
+    }
     ++result.device_records;
     if (result.rule == RecordMatch::Rule::Exact) continue;
     if (record.problem == problem) {
@@ -41,6 +45,10 @@ RecordMatch TuningDatabase::match(const DeviceKey& device, const ProblemKey& pro
       result.record = &record;
       result.rule = RecordMatch::Rule::Nearest;
     }
+  }
+  if (result.rule != RecordMatch::Rule::Exact && sibling != nullptr) {
+    result.record = sibling;
+    result.rule = RecordMatch::Rule::Sibling;
   }
   if (result.rule == RecordMatch::Rule::Nearest) result.distance = size_distance(result.record->problem, problem);
   return result;

@@ -22,6 +22,7 @@
 #include "database/record_from_tuning.hpp"
 #include "database/serving_policy.hpp"
 #include "database/tuning_database.hpp"
+#include "database/tuning_priors.hpp"
 #include "exec/gemm_launch.hpp"
 #include "exec/zero_diagonal.hpp"
 #include "jitgemm/error.hpp"
@@ -83,6 +84,7 @@ std::string shipped_database() {
 ServeRule to_serve_rule(ServingRule rule) noexcept {
   switch (rule) {
     case ServingRule::Exact: return ServeRule::Exact;
+    case ServingRule::Sibling:  // the public rules: a sibling device's record is a nearest one
     case ServingRule::Nearest: return ServeRule::Nearest;
     case ServingRule::Default: return ServeRule::Default;
   }
@@ -289,6 +291,10 @@ double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {
   settings.jobs = options.jobs;
   settings.timing_runs = std::max(20, options.timing_runs);
   settings.search = search_for_budget(options.budget_s), settings.budget_s = options.budget_s;
+  if (options.budget_s > 0) {  // as jitgemm-tune: what the database knows is tried first
+    std::lock_guard lock(im.database_mutex);
+    settings.priors = tuning_priors(im.selector.database().records(), im.device, make_problem_key(problem));
+  }
   const TuneResult result = tune_problem(problem, im.info, im.compiler, im.templates, settings);
   if (result.best() == nullptr)
     throw Error(fmt::format("Runtime::tune: no candidate for {} passed verification ({} tried)", problem.to_string(),

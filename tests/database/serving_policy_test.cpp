@@ -91,7 +91,24 @@ TEST(ServingPolicy, DefaultWithoutARecordOfThisKind) {
   EXPECT_EQ(d.rule, ServingRule::Default);
   EXPECT_EQ(d.config, untuned_config(transposed));
   EXPECT_EQ(d.explanation, "default: no record of this kind for NVIDIA H100 80GB HBM3 sm90 (1 records for this device)");
-  EXPECT_EQ(lookup(db, kH200, sample_problem(1024, 1024, 1024), environments_of(kEnv)).rule, ServingRule::Default);
+  const DeviceKey pcie{"NVIDIA H100 PCIe", 90, 114};  // not a sibling: another SM count
+  EXPECT_EQ(lookup(db, pcie, sample_problem(1024, 1024, 1024), environments_of(kEnv)).rule, ServingRule::Default);
+}
+
+// The H100's record of exactly this problem serves an H200 (same sm, same 132 SMs) that has
+// none, its config as tuned, and says so; a problem it was not tuned for is not served by it.
+TEST(ServingPolicy, ASiblingDevicesRecordServesExactlyItsProblem) {
+  TuningDatabase db;
+  const TuningRecord h100 = sample_record(sample_problem(1024, 1024, 1024));
+  db.upsert(h100);
+  const ServingDecision d = lookup(db, kH200, sample_problem(1024, 1024, 1024), environments_of(kEnv));
+  EXPECT_EQ(d.rule, ServingRule::Sibling);
+  EXPECT_EQ(d.config, h100.config);
+  ASSERT_EQ(d.record, db.find(h100.key()));
+  EXPECT_EQ(d.explanation, "sibling: " + h100.key() +
+                               " (no record of NVIDIA H200 sm90 for this problem; NVIDIA H100 80GB HBM3 is a device of "
+                               "the same sm and 132 SMs)");
+  EXPECT_EQ(lookup(db, kH200, sample_problem(1000, 1024, 1024), environments_of(kEnv)).rule, ServingRule::Default);
 }
 
 TEST(ServingPolicy, UntunedSmallTensorCoreProblemsGetTheTf32x3MmaKernelOrFp32) {

@@ -1,4 +1,4 @@
-// TuningDatabase::match: exact, nearest (with its tie-breaks), none. The serving policy built
+// TuningDatabase::match: exact, a sibling device's exact, nearest (with its tie-breaks), none. The serving policy built
 // on it (the bound, the adapted config, staleness) is serving_policy_test.cpp.
 #include <gtest/gtest.h>
 
@@ -35,7 +35,7 @@ TEST(TuningDatabaseMatch, Exact) {
 
 TEST(TuningDatabaseMatch, NearestBySizeDistanceWithoutABound) {
   TuningDatabase db = sample_db();
-  RecordMatch r = db.match(kH100, sample_problem(2048, 2048, 2048));  // 3 from both
+  RecordMatch r = db.match(kH100, sample_problem(2000, 2000, 2000));  // between 1024 and 4096
   EXPECT_EQ(r.rule, Rule::Nearest);
   r = db.match(kH100, sample_problem(8192, 4096, 2048));
   EXPECT_EQ(r.rule, Rule::Nearest);
@@ -46,6 +46,29 @@ TEST(TuningDatabaseMatch, NearestBySizeDistanceWithoutABound) {
   r = db.match(kH100, sample_problem(64, 64, 64));
   EXPECT_EQ(r.rule, Rule::Nearest);
   EXPECT_EQ(r.record->problem.m, 1024);
+}
+
+// A sibling device (another name, the same sm and SM count) serves exactly its problems where
+// this device has no exact record, before this device's nearest; another SM count never does.
+TEST(TuningDatabaseMatch, ASiblingDevicesExactRecordComesBeforeTheNearest) {
+  TuningDatabase db = sample_db();
+  RecordMatch r = db.match(kH100, sample_problem(2048, 2048, 2048));  // the H200's; H100's nearest 3 away
+  EXPECT_EQ(r.rule, Rule::Sibling);
+  ASSERT_NE(r.record, nullptr);
+  EXPECT_EQ(r.record->device, kH200);
+  EXPECT_EQ(r.distance, 0.0);
+  EXPECT_EQ(r.device_records, 3);
+  r = db.match(kH200, sample_problem(1024, 1024, 1024));  // the H200 has a record of its own kind: the H100's is exact
+  EXPECT_EQ(r.rule, Rule::Sibling);
+  EXPECT_EQ(r.record->device, kH100);
+  r = db.match(kH200, sample_problem(2048, 2048, 2048));  // its own exact wins
+  EXPECT_EQ(r.rule, Rule::Exact);
+  EXPECT_EQ(r.record->device, kH200);
+  const DeviceKey pcie{"NVIDIA H100 PCIe", 90, 114};
+  r = db.match(pcie, sample_problem(2048, 2048, 2048));
+  EXPECT_EQ(r.rule, Rule::None);
+  const DeviceKey ampere{"NVIDIA A100-SXM4-80GB", 80, 132};
+  EXPECT_EQ(db.match(ampere, sample_problem(2048, 2048, 2048)).rule, Rule::None);
 }
 
 TEST(TuningDatabaseMatch, NearestTieBreaks) {

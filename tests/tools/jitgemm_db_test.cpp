@@ -373,6 +373,13 @@ TEST_F(JitgemmDb, FileTextIsPrintedEscaped) {
   r = run_db({"--db", file, "explain", "--m", "1024", "--n", "1024", "--k", "1024", "--device", "NVIDIA H100 80GB HBM3",
               "--sm", "90", "--driver", "12080"});
   ASSERT_EQ(r.status, 0) << r.err;
+  // That device is a sibling of the H100 (sm90, 132 SMs): its record of this problem serves.
+  EXPECT_TRUE(has(r.out, "decision: sibling: " + escaped + "|sm90|")) << r.out;
+  EXPECT_TRUE(has(r.out, "another device (" + escaped + "), of the same sm and SM count")) << r.out;
+  EXPECT_TRUE(printable_only(r.out + r.err)) << r.out;
+  r = run_db({"--db", file, "explain", "--m", "1024", "--n", "1024", "--k", "1024", "--device", "NVIDIA H100 80GB HBM3",
+              "--sm", "90", "--sm-count", "114", "--driver", "12080"});
+  ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "device name differs (" + escaped)) << r.out;
   EXPECT_TRUE(printable_only(r.out + r.err)) << r.out;
   r = run_db({"--db", file, "show", "no such key \x1b[2J"});
