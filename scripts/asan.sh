@@ -15,6 +15,8 @@
 #             and 8 concurrent writers, the save path the other TuningDatabaseSave tests run
 #             once, repeated; under ASan at -O0 they take 16 min of CPU. scripts/test.sh runs
 #             all of these.
+# Not built: tests/gpu (-DJITGEMM_GPU_TESTS=OFF): ctest -L cpu runs none of it, and at -O0 with
+# the sanitizers it is a minute of the build on 2 cores.
 # Leaks inside the CUDA libraries (NVRTC, cuBLAS, the driver: uninstrumented, kept for the life
 # of the process) are suppressed by tests/fuzz/lsan.supp, and only those (what that hides: see there).
 set -euo pipefail
@@ -41,7 +43,7 @@ flags="-O0 -g $sanitizers -fno-omit-frame-pointer -fno-sanitize-recover=all"
 link_flags="$sanitizers -Wl,--as-needed"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_COMPILER="$cxx" \
   -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$link_flags" -DCMAKE_SHARED_LINKER_FLAGS="$link_flags" \
-  -DCUDAToolkit_ROOT="$cuda_root" -DJITGEMM_BUILD_BENCH=OFF >/dev/null
+  -DCUDAToolkit_ROOT="$cuda_root" -DJITGEMM_BUILD_BENCH=OFF -DJITGEMM_GPU_TESTS=OFF >/dev/null
 cmake --build "$build_dir" -j "${JOBS:-$(nproc)}"
 
 # Every report is an error exit. protect_shadow_gap=0: the CUDA driver maps memory where ASan
