@@ -112,12 +112,10 @@ class SearchRun {
     result_.candidates.resize(env_.configs.size());
     samples_.resize(env_.configs.size());
     pooled_ms_.resize(env_.configs.size());
-    assured_.assign(env_.configs.size(), false);
     std::vector<size_t> order;
     for (const CandidateRank& r : ranking.order) {
       CandidateMeasurement& m = result_.candidates[r.index];
-      assured_[r.index] = r.assured;
-      if (r.assured && !r.pruned) assured_indices_.push_back(r.index);
+      if (r.assured) assured_.push_back(r.index);  // never pruned
       m.config = env_.configs[r.index];
       m.estimate_us = r.estimate_us;
       if (r.pruned) {
@@ -177,7 +175,7 @@ class SearchRun {
                              m.resources.spill_load_bytes, m.resources.stack_bytes);
       return;
     }
-    if (!contenders_.empty() && !assured_[i] && !affordable(screen_cost_s())) {
+    if (!contenders_.empty() && !assured(i) && !affordable(screen_cost_s())) {
       m.outcome = CandidateOutcome::OverBudget;
       m.detail = fmt::format("compiled, not timed: the {:g} s budget was spent ({:.1f} s gone)", plan_.budget_s,
                              budget_.elapsed_s());
@@ -327,6 +325,8 @@ class SearchRun {
     return halving_reserve_s(contenders, plan_.halving, [this](double ms, int runs) { return run_cost_s(ms, runs); });
   }
 
+  bool assured(size_t i) const { return std::find(assured_.begin(), assured_.end(), i) != assured_.end(); }
+
   bool affordable(double cost_s) const {
     return !budget_.limited() || budget_.elapsed_s() + cost_s + reserve_s() <= budget_.budget_s();
   }
@@ -335,7 +335,7 @@ class SearchRun {
   // what it brings) and the later rounds would use up the budget; never before one passed.
   bool should_stop_compiling(const CompileQueue& queue) const {
     if (!budget_.limited() || contenders_.empty()) return false;
-    for (size_t i : assured_indices_)
+    for (size_t i : assured_)
       if (!queue.started(i)) return false;  // they come first in the order: a few more compiles at most
     const CompileQueueStats s = queue.stats();
     const double configs_per_kernel =
@@ -354,8 +354,7 @@ class SearchRun {
   std::vector<std::vector<double>> samples_;  // every run of each candidate before the final round
   std::vector<double> pooled_ms_;             // their median
   std::vector<size_t> contenders_;            // verified, still in the race
-  std::vector<bool> assured_;                 // priors and kept configs: timed whatever the guesses say
-  std::vector<size_t> assured_indices_;       // the same, as indices
+  std::vector<size_t> assured_;               // priors and kept configs (a few): timed whatever the guesses say
   size_t order_size_ = 0;                     // candidates not pruned
   size_t screened_ = 0;
   double compiles_stopped_s_ = 0;
