@@ -157,12 +157,12 @@ std::vector<NamedProblem> stale_problems(const std::string& db_path, const cuda:
   return list;
 }
 
-// The database's records for this device, for the priors of the budgeted search; none when
+// The database whose records give the priors of the budgeted search (tuning_priors); empty when
 // --no-priors, an exhaustive search, or a file that does not load (said on stderr).
-std::vector<TuningRecord> prior_records(const Options& o, const std::string& db_path) {
+TuningDatabase prior_records(const Options& o, const std::string& db_path) {
   if (o.no_priors || o.budget_s <= 0) return {};
   try {
-    return TuningDatabase::load(db_path).records();
+    return TuningDatabase::load(db_path);
   } catch (const Error& e) {
     fmt::print(stderr, "warning: no priors for the budgeted search: {}\n", printable(e.what(), LineBreaks::Keep));
     return {};
@@ -206,7 +206,7 @@ int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler
   std::vector<CandidateHistory> histories;  // every candidate of each run, for the history file
   std::vector<std::string> incidents;  // candidates that faulted or hung, with what happened
   std::vector<std::string> summaries;  // where each tuning's time went
-  const std::vector<TuningRecord> known = prior_records(o, db_path);
+  const TuningDatabase known = prior_records(o, db_path);
   for (const auto& np : problems) {
     TuneSettings settings;
     settings.jobs = o.jobs;

@@ -96,10 +96,13 @@ class TuningDatabase {
   size_t size() const noexcept { return records_.size(); }
   bool empty() const noexcept { return records_.empty(); }
 
-  // Exact: same device name and sm, equal ProblemKey. Nearest: same device and
-  // problem.same_kind(), smallest size_distance (ties: more equal ld classes and vector
-  // widths, then newer tuned_at, then key). Otherwise None.
+  // Exact: same device name and sm, equal ProblemKey. Sibling: else sibling_record. Nearest:
+  // same device and problem.same_kind(), smallest size_distance (ties: more equal ld classes
+  // and vector widths, then newer tuned_at, then key). Otherwise None.
   RecordMatch match(const DeviceKey& device, const ProblemKey& problem) const;
+  // The record of a sibling device (device_key.hpp is_sibling) for exactly `problem`, the first
+  // in key order; null when there is none.
+  const TuningRecord* sibling_record(const DeviceKey& device, const ProblemKey& problem) const;
 
   // Under the lock "<path>.lock": re-reads `path` and its history file
   // (history_path_for(path)), upserts `records` (they replace records with the same key) and

@@ -29,12 +29,8 @@ bool nearer(const TuningRecord& a, const TuningRecord& b, const ProblemKey& prob
 
 RecordMatch TuningDatabase::match(const DeviceKey& device, const ProblemKey& problem) const {
   RecordMatch result;
-  const TuningRecord* sibling = nullptr;  // the first, in key order (the device name first)
   for (const TuningRecord& record : records_) {
-    if (record.device.name != device.name || record.device.sm != device.sm) {
-      if (sibling == nullptr && is_sibling(record.device, device) && record.problem == problem) sibling = &record;
-      continue;
-    }
+    if (record.device.name != device.name || record.device.sm != device.sm) continue;
     ++result.device_records;
     if (result.rule == RecordMatch::Rule::Exact) continue;
     if (record.problem == problem) {
@@ -46,12 +42,19 @@ RecordMatch TuningDatabase::match(const DeviceKey& device, const ProblemKey& pro
       result.rule = RecordMatch::Rule::Nearest;
     }
   }
-  if (result.rule != RecordMatch::Rule::Exact && sibling != nullptr) {
-    result.record = sibling;
-    result.rule = RecordMatch::Rule::Sibling;
-  }
+  if (result.rule != RecordMatch::Rule::Exact)
+    if (const TuningRecord* sibling = sibling_record(device, problem); sibling != nullptr) {
+      result.record = sibling;
+      result.rule = RecordMatch::Rule::Sibling;
+    }
   if (result.rule == RecordMatch::Rule::Nearest) result.distance = size_distance(result.record->problem, problem);
   return result;
+}
+
+const TuningRecord* TuningDatabase::sibling_record(const DeviceKey& device, const ProblemKey& problem) const {
+  for (const TuningRecord& record : records_)
+    if (is_sibling(record.device, device) && record.problem == problem) return &record;
+  return nullptr;
 }
 
 }  // namespace jitgemm

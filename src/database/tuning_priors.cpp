@@ -9,22 +9,19 @@
 
 namespace jitgemm {
 
-std::vector<KernelConfig> tuning_priors(const std::vector<TuningRecord>& records, const DeviceKey& device,
+std::vector<KernelConfig> tuning_priors(const TuningDatabase& database, const DeviceKey& device,
                                         const ProblemKey& key) {
   std::vector<KernelConfig> priors;
   auto add = [&](const KernelConfig& c) {
     if (priors.size() < kMaxPriors && std::find(priors.begin(), priors.end(), c) == priors.end()) priors.push_back(c);
   };
-  const TuningRecord* sibling = nullptr;  // the first in the given order
+  if (const TuningRecord* sibling = database.sibling_record(device, key); sibling != nullptr) add(sibling->config);
   std::vector<std::pair<double, const TuningRecord*>> near;
-  for (const TuningRecord& r : records) {
-    if (sibling == nullptr && is_sibling(r.device, device) && r.problem == key) sibling = &r;
+  for (const TuningRecord& r : database.records())
     if (r.device == device && r.problem.same_kind(key)) near.emplace_back(size_distance(r.problem, key), &r);
-  }
   std::sort(near.begin(), near.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first < b.first : a.second->key() < b.second->key();
   });
-  if (sibling != nullptr) add(sibling->config);
   for (const auto& [distance, r] : near) add(r->config);
   return priors;
 }

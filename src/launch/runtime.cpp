@@ -293,7 +293,7 @@ double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {
   settings.search = search_for_budget(options.budget_s), settings.budget_s = options.budget_s;
   if (options.budget_s > 0) {  // as jitgemm-tune: what the database knows is tried first
     std::lock_guard lock(im.database_mutex);
-    settings.priors = tuning_priors(im.selector.database().records(), im.device, make_problem_key(problem));
+    settings.priors = tuning_priors(im.selector.database(), im.device, make_problem_key(problem));
   }
   const TuneResult result = tune_problem(problem, im.info, im.compiler, im.templates, settings);
   if (result.best() == nullptr)

@@ -20,6 +20,12 @@ TuningRecord with_config(TuningRecord r, int block_m, int stages) {
   return r;
 }
 
+TuningDatabase database_of(const std::vector<TuningRecord>& records) {
+  TuningDatabase db;
+  for (const TuningRecord& r : records) db.upsert(r);
+  return db;
+}
+
 TEST(TuningPriors, TheSiblingsExactRecordThenTheNearestOfThisDevice) {
   const std::vector<TuningRecord> records = {
       with_config(sample_record(sample_problem(4096, 4096, 4096)), 128, 3),          // H100, a factor 2 away
@@ -28,7 +34,7 @@ TEST(TuningPriors, TheSiblingsExactRecordThenTheNearestOfThisDevice) {
       with_config(sample_record(sample_problem(2048, 2048, 2048, Precision::TF32)), 64, 2),  // another kind
       with_config(sample_record(sample_problem(8192, 8192, 8192)), 32, 3),           // H100, a factor 4 away
   };
-  const std::vector<KernelConfig> priors = tuning_priors(records, kH100, sample_problem(2048, 2048, 2048));
+  const std::vector<KernelConfig> priors = tuning_priors(database_of(records), kH100, sample_problem(2048, 2048, 2048));
   ASSERT_EQ(priors.size(), kMaxPriors);
   EXPECT_EQ(priors[0], sample_config(128, 4));  // the sibling's, as tuned for exactly this problem
   // Then by distance: 1024^3 and 4096^3 tie, by key ("...1024x..." before "...4096x..."); 8192^3
@@ -42,15 +48,15 @@ TEST(TuningPriors, NoConfigTwiceAndNoSiblingOfAnotherSmCount) {
       with_config(sample_record(sample_problem(4096, 4096, 4096)), 128, 3),
       with_config(sample_record(sample_problem(2048, 2048, 2048), kH200), 128, 3),  // the same config
   };
-  std::vector<KernelConfig> priors = tuning_priors(records, kH100, sample_problem(2048, 2048, 2048));
+  std::vector<KernelConfig> priors = tuning_priors(database_of(records), kH100, sample_problem(2048, 2048, 2048));
   ASSERT_EQ(priors.size(), 1u);
   EXPECT_EQ(priors[0], sample_config(128, 3));
   const DeviceKey pcie{"NVIDIA H100 PCIe", 90, 114};
   records.push_back(with_config(sample_record(sample_problem(1024, 1024, 1024), pcie), 64, 2));
-  priors = tuning_priors(records, kH100, sample_problem(1024, 1024, 1024));
+  priors = tuning_priors(database_of(records), kH100, sample_problem(1024, 1024, 1024));
   ASSERT_EQ(priors.size(), 1u);  // the H100's own 4096^3; the PCIe card's record is not a sibling's
   EXPECT_EQ(priors[0], sample_config(128, 3));
-  EXPECT_TRUE(tuning_priors({}, kH100, sample_problem(64, 64, 64)).empty());
+  EXPECT_TRUE(tuning_priors(TuningDatabase{}, kH100, sample_problem(64, 64, 64)).empty());
 }
 
 }  // namespace
