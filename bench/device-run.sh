@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, run the GPU tests, tune the reference problems and
 # the sweep, run the benchmark (jitgemm and cuBLAS side by side) and print the table.
-# Usage: bash bench/device-run.sh [all|test|python|eval|tune|structured|sweep|bench|sass|reliability|sanitize|budget]...
-#        (default: all, which leaves out reliability, sanitize and budget)
+# Usage: bash bench/device-run.sh [all|test|python|eval|tune|structured|sweep|bench|sass|reliability|sanitize|budget|profile]...
+#        (default: all, which leaves out reliability, sanitize, budget and profile)
 # budget: cold tunes of the reference problems with --budget ${BUDGET:-20} (empty cache and
 # database), then the bench's reference rows served by those records and by the shipped ones.
 # reliability: 20 rounds of tuning against planted bad candidates (tests/gpu/isolated_tuning_test.cpp).
+# profile: Nsight Compute on the bench rows matching PROFILE_ROWS (default: the fp32 4096^3 NN
+# and NT rows), jitgemm's kernel and cuBLAS's side by side; details in $OUT/profile.txt.
 # sanitize: the small products of every kernel family (SanitizerSmoke) under compute-sanitizer
 # memcheck, racecheck, initcheck and synccheck.
 # python runs the PyTorch package's tests (python/tests, pytest); eval runs python -m jitgemm.eval
@@ -37,7 +39,10 @@ status=0
 if want test; then
   echo "== tests (cpu + gpu)"
   (cd build && ctest --output-on-failure -j 4 --timeout 1500) >"$out/tests.log" 2>&1 || status=1
-  grep -E "tests passed|tests failed|\*\*\*Failed|Skipped|Not Run" "$out/tests.log" | tail -30
+  # The summary first (ctest lists the skipped tests after it), then what failed, then a count.
+  grep -E "tests passed|tests failed" "$out/tests.log"
+  grep -E "\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception|Not Run" "$out/tests.log" | head -20
+  echo "$(grep -c "(Skipped)" "$out/tests.log") skipped (full sweeps behind JITGEMM_FULL_SWEEP, CPU-only paths)"
 fi
 if want python; then
   echo "== python package tests (torch, GPU)"
@@ -97,6 +102,31 @@ if only reliability; then
   echo "== reliability: tuning against planted candidates, 20 rounds"
   JITGEMM_PLANTED_ROUNDS=20 build/test_gpu --gtest_filter='IsolatedTuning.*' >"$out/reliability.log" 2>&1 || status=1
   grep -E "^\[ info \]|OK \]|FAILED|Failure" "$out/reliability.log" | head -40
+fi
+if only profile; then
+  rows="${PROFILE_ROWS:-^dense_4096x4096x4096_N[NT]/fp32/}"
+  echo "== Nsight Compute on the bench rows matching $rows"
+  # The bench's own kernels (L2 flush, random fill, float64 reference, tril) are left out by name;
+  # after PROFILE_SKIP warm-up launches, PROFILE_COUNT launches (the default: jitgemm's kernel and
+  # cuBLAS's, twice, of the first row). Its rows go to profile-rows.json, not bench/results.
+  JITGEMM_BENCH_RESULTS="$out/profile-rows.json" ncu --kernel-name "regex:${PROFILE_KERNELS:-simt|wgmma|mma_sync|sgemm|gemm_f32|xmma|cutlass}" \
+    --launch-skip ${PROFILE_SKIP:-4} --launch-count ${PROFILE_COUNT:-4} \
+    --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+    --section WarpStateStats --section SchedulerStats --section InstructionStats --section LaunchStats \
+    --section Occupancy --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed.sum,smsp__inst_executed_op_ldgsts.sum,'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+    build/jitgemm-bench --benchmark_filter="$rows" >"$out/profile.txt" 2>&1 || status=1
+  # The SASS of the jitgemm kernels those rows ran (compiled afresh, so dumped): instruction mix.
+  d=$(mktemp -d)
+  JITGEMM_DUMP_DIR=$d JITGEMM_CACHE_DIR=$d/cache JITGEMM_BENCH_RESULTS=$d/rows.json build/jitgemm-bench \
+    --benchmark_filter="$rows" >/dev/null 2>&1
+  for f in "$d"/*.cu; do
+    [[ -f $f ]] || continue
+    n=$(basename "$f" .cu)
+    nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -o "$d/$n.cubin" "$f" 2>/dev/null &&
+      cuobjdump -sass "$d/$n.cubin" > "$out/$n.sass" &&
+      echo "$n: $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9_]+' "$out/$n.sass" | awk '{print $2}' | sort | uniq -c | sort -rn | head -14 | awk '{printf "%s %s, ", $2, $1}')"
+  done
+  grep -E "^  [a-zA-Z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Registers Per|Achieved Occupancy|issue_stalled|bank_conflicts|inst_executed|Block Size|Shared Memory Configuration Size|L1/TEX Hit|Memory Throughput" "$out/profile.txt" | grep -vE "issue_stalled.* 0(\.0[0-9]*)?$" | head -160
 fi
 if only sanitize; then
   echo "== compute-sanitizer on every kernel family (SanitizerSmoke)"
