@@ -8,8 +8,13 @@
 // of BLOCK_K:
 //   LoaderA / LoaderB   global -> shared with cp.async, both tiles stored K-outer
 //                       (As[k][m], Bs[k][n]); a transpose happens on the way in
-//   mma_tile            BLOCK_K rank-1 updates of the register accumulators
-// STAGES-1 slices are in flight while one is computed; store_tile writes C at the end.
+//   load_fragments      one k row of this thread's op(A) and op(B) elements, shared -> registers
+//   outer_product       one rank-1 update of the register accumulators
+// STAGES slices are in flight at the start; the copy of slice kt + STAGES into the stage of slice
+// kt is issued at the last k step of slice kt, once every warp has read that stage. Fragments are
+// double-buffered in registers across the slice boundary too: the first k row of the next slice
+// is read before the last rank-1 update of this one, so no read waits on the barrier's wake-up.
+// store_tile writes C at the end.
 // Structure (common/work_item.cuh): WORK_LIST = 1: CTA x takes tile and K range from work
 // item x instead (a structured product's tiles, longest first); FILL = 1 (2): elements above
 // (below) the diagonal of C are written as zeros.
@@ -52,6 +57,11 @@ constexpr int B_STRIDE = smem_stride(BLOCK_N);
 constexpr int A_STAGE = BLOCK_K * A_STRIDE;        // floats of one As[BLOCK_K][A_STRIDE] slice
 constexpr int B_STAGE = BLOCK_K * B_STRIDE;
 constexpr int SMEM_TOTAL = STAGES * (A_STAGE + B_STAGE) * 4;  // bytes
+// Thread tiles of at most 64 accumulators are held to 128 registers a thread, so that
+// 65536 / (128 * THREADS) CTAs share an SM (two of 256 threads, four of 128) and hide each
+// other's barriers; larger tiles take what they need, one CTA per SM (codegen
+// estimated_registers agrees).
+constexpr int MIN_CTAS_PER_SM = THREAD_M * THREAD_N <= 64 && THREADS <= 512 ? 65536 / (128 * THREADS) : 1;
 
 static_assert(THREADS <= 1024, "at most 1024 threads per CTA");
 static_assert(BLOCK_M % WARPS_M == 0 && BLOCK_N % WARPS_N == 0, "warps must tile the CTA tile");
@@ -184,32 +194,34 @@ using LoaderB = TileLoader<BLOCK_N, TRANS_B == 0, VEC_B>;
 // warp_n0 + f*LANES_N*4 + lane_n*4 + {0..3} (f < FRAGS_N). A warp's float4 reads of one k
 // row are LANES_M (or LANES_N) distinct, adjacent 16-byte words: conflict-free, the rest
 // broadcast.
-__device__ __forceinline__ void mma_tile(const float* as, const float* bs,
-                                         float (&acc)[THREAD_M][THREAD_N]) {
+struct Fragments {
+  float a[THREAD_M];  // column k of this thread's op(A) rows
+  float b[THREAD_N];  // row k of this thread's op(B) columns
+};
+
+__device__ __forceinline__ void load_fragments(const float* as, const float* bs, int k, Fragments& f) {
 #pragma unroll
-  for (int k = 0; k < BLOCK_K; ++k) {
-    float a[THREAD_M];  // column k of this thread's op(A) rows
-    float b[THREAD_N];  // row k of this thread's op(B) columns
-#pragma unroll
-    for (int f = 0; f < FRAGS_M; ++f) {
-      const float4 v = *reinterpret_cast<const float4*>(as + k * A_STRIDE + f * LANES_M * 4);
-      a[4 * f + 0] = v.x, a[4 * f + 1] = v.y, a[4 * f + 2] = v.z, a[4 * f + 3] = v.w;
-    }
-#pragma unroll
-    for (int f = 0; f < FRAGS_N; ++f) {
-      const float4 v = *reinterpret_cast<const float4*>(bs + k * B_STRIDE + f * LANES_N * 4);
-      b[4 * f + 0] = v.x, b[4 * f + 1] = v.y, b[4 * f + 2] = v.z, b[4 * f + 3] = v.w;
-    }
-#pragma unroll
-    for (int i = 0; i < THREAD_M; ++i)
-#pragma unroll
-      for (int j = 0; j < THREAD_N; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+  for (int i = 0; i < FRAGS_M; ++i) {
+    const float4 v = *reinterpret_cast<const float4*>(as + k * A_STRIDE + i * LANES_M * 4);
+    f.a[4 * i + 0] = v.x, f.a[4 * i + 1] = v.y, f.a[4 * i + 2] = v.z, f.a[4 * i + 3] = v.w;
   }
+#pragma unroll
+  for (int j = 0; j < FRAGS_N; ++j) {
+    const float4 v = *reinterpret_cast<const float4*>(bs + k * B_STRIDE + j * LANES_N * 4);
+    f.b[4 * j + 0] = v.x, f.b[4 * j + 1] = v.y, f.b[4 * j + 2] = v.z, f.b[4 * j + 3] = v.w;
+  }
+}
+
+__device__ __forceinline__ void outer_product(const Fragments& f, float (&acc)[THREAD_M][THREAD_N]) {
+#pragma unroll
+  for (int i = 0; i < THREAD_M; ++i)
+#pragma unroll
+    for (int j = 0; j < THREAD_N; ++j) acc[i][j] = fmaf(f.a[i], f.b[j], acc[i][j]);
 }
 
 // ---- epilogue -----------------------------------------------------------------------
 // C = alpha * acc + beta * C for this thread's rows/columns (first row m, first column n as
-// in mma_tile). With beta == 0, C is never read, so NaN in C cannot leak into the result.
+// in load_fragments). With beta == 0, C is never read, so NaN in C cannot leak into the result.
 // FILL: the elements outside the kept triangle are zeros (C not read there).
 __device__ __forceinline__ void store_tile(float* C, long long ldc, int M, int N, int m, int n,
                                            const float (&acc)[THREAD_M][THREAD_N], float alpha,
@@ -258,7 +270,7 @@ __device__ __forceinline__ void store_tile(float* C, long long ldc, int M, int N
 // Grid: ceil(M/BLOCK_M) * ceil(N/BLOCK_N) CTAs along x, split-K slices along y, THREADS
 // threads, SMEM_TOTAL bytes of dynamic shared memory. work: WORK_LIST's items (one per CTA
 // column), otherwise unused.
-extern "C" __global__ void __launch_bounds__(THREADS, 1)
+extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS_PER_SM)
 KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
             const float* __restrict__ B, long long ldb, float* __restrict__ C, long long ldc,
             float alpha, float beta, const int4* __restrict__ work) {
@@ -295,7 +307,7 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
     }
   };
 
-  // This thread's first fragment inside a stage (see mma_tile for the full map).
+  // This thread's first fragment inside a stage (see load_fragments for the full map).
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int m_first = (warp / WARPS_N) * WARP_TILE_M + (lane / LANES_N) * 4;
   const int n_first = (warp % WARPS_N) * WARP_TILE_N + (lane % LANES_N) * 4;
@@ -306,23 +318,42 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
 #pragma unroll
     for (int j = 0; j < THREAD_N; ++j) acc[i][j] = 0.0f;
 
-  // Pipeline fill: slices 0 .. STAGES-2 in flight, one commit group each (maybe empty).
+  // Pipeline fill: slices 0 .. STAGES-1 in flight, one commit group each (maybe empty).
 #pragma unroll
-  for (int s = 0; s < STAGES - 1; ++s) {
+  for (int s = 0; s < STAGES; ++s) {
     if (s < k_tiles) load_slice(s, s);
     cp_async_commit();
   }
+  cp_async_wait<STAGES - 1>();  // this thread's copies of slice 0 have landed
+  __syncthreads();              // everyone's have
 
-  int read_stage = 0;             // stage holding slice kt
-  int write_stage = STAGES - 1;   // stage receiving slice kt + STAGES - 1
+  // The K loop, fully unrolled inside a slice. Before the rank-1 update of k row k, the
+  // fragments of the next k row are read; at the slice's last row that is row 0 of the next
+  // slice, after the barrier that makes it visible (and frees this slice's stage).
+  Fragments frag[2];
+  const float* as_stage = as + m_first;  // this thread's first fragment in the stage of slice kt
+  const float* bs_stage = bs + n_first;
+  load_fragments(as_stage, bs_stage, 0, frag[0]);
+  int stage = 0;  // stage holding slice kt
   for (int kt = 0; kt < k_tiles; ++kt) {
-    cp_async_wait<STAGES - 2>();  // this thread's copies of slice kt have landed
-    __syncthreads();              // everyone's have; and slice kt-1 (in write_stage) is consumed
-    if (kt + STAGES - 1 < k_tiles) load_slice(kt + STAGES - 1, write_stage);
-    cp_async_commit();
-    mma_tile(as + read_stage * A_STAGE + m_first, bs + read_stage * B_STAGE + n_first, acc);
-    read_stage = read_stage + 1 == STAGES ? 0 : read_stage + 1;
-    write_stage = write_stage + 1 == STAGES ? 0 : write_stage + 1;
+#pragma unroll
+    for (int k = 0; k < BLOCK_K; ++k) {
+      if (k + 1 < BLOCK_K) {
+        load_fragments(as_stage, bs_stage, k + 1, frag[(k + 1) % 2]);
+      } else {
+        // Groups committed so far: STAGES + kt; STAGES - 2 pending leaves slice kt + 1 landed.
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();  // slice kt + 1 visible to all; every warp's reads of slice kt are done
+        if (kt + STAGES < k_tiles) load_slice(kt + STAGES, stage);
+        cp_async_commit();
+        stage = stage + 1 == STAGES ? 0 : stage + 1;
+        as_stage = as + stage * A_STAGE + m_first;
+        bs_stage = bs + stage * B_STAGE + n_first;
+        // Row 0 of slice kt + 1 (past the last slice: a stale stage, never used).
+        load_fragments(as_stage, bs_stage, 0, frag[(k + 1) % 2]);
+      }
+      outer_product(frag[k % 2], acc);
+    }
   }
 
   store_tile(C, ldc, M, N, tile.m0 + m_first, tile.n0 + n_first, acc, alpha, beta);
