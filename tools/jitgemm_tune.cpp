@@ -122,6 +122,38 @@ std::vector<NamedProblem> problems_of(const Options& o) {
   return list;
 }
 
+// --configs for one problem: the named configs, in the order given, each a member of the
+// problem's candidate space (InvalidArgument naming the config and the problem otherwise).
+// Empty when --configs is not given.
+std::vector<KernelConfig> named_candidates(const Options& o, const NamedProblem& np) {
+  if (o.configs.empty()) return {};
+  const ProblemKey key = make_problem_key(np.problem);
+  const std::vector<KernelConfig> space = tuning_candidates(key);
+  std::vector<KernelConfig> chosen;
+  for (const std::string& name : o.configs) {
+    KernelConfig config;
+    try {
+      config = KernelConfig::parse(name);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(fmt::format("--configs: {}", e.what()));
+    }
+    if (std::find(space.begin(), space.end(), config) == space.end())
+      throw InvalidArgument(fmt::format(
+          "--configs: {} is not a candidate of {} ({}, {} candidates; jitgemm-tune --compile-only with the same "
+          "problem lists their kernels)",
+          name, np.id, key.canonical(), space.size()));
+    if (std::find(chosen.begin(), chosen.end(), config) == chosen.end()) chosen.push_back(config);
+  }
+  return chosen;
+}
+
+// The candidates tune_problem and the compile-only listing take: --configs, --sample, or the
+// whole space (empty: tune_problem's default).
+std::vector<KernelConfig> chosen_candidates(const Options& o, const NamedProblem& np) {
+  if (!o.configs.empty()) return named_candidates(o, np);
+  return o.sample ? tuning_sample(make_problem_key(np.problem)) : std::vector<KernelConfig>{};
+}
+
 // A one-line progress bar on stderr: phase, candidate, best so far.
 void draw_progress(const std::string& id, const TuneProgress& p) {
   static const char* kPhase[] = {"compiling", "verifying", "timing", "done"};
@@ -213,7 +245,7 @@ int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler
     settings.timing_runs = std::max(20, o.runs);
     settings.search = search_for_budget(o.budget_s);
     settings.budget_s = o.budget_s;
-    if (o.sample) settings.candidates = tuning_sample(make_problem_key(np.problem));
+    settings.candidates = chosen_candidates(o, np);
     settings.priors = tuning_priors(known, device_key(info), make_problem_key(np.problem));
     const TuneResult result = tune_problem(np.problem, info, compiler, TemplateStore::active(), settings,
                                            [&](const TuneProgress& p) { draw_progress(np.id, p); });
@@ -265,7 +297,8 @@ int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems
   int unusable = 0, total = 0;
   for (const auto& np : problems) {
     const ProblemKey key = make_problem_key(np.problem);
-    const auto configs = o.sample ? tuning_sample(key) : tuning_candidates(key);
+    std::vector<KernelConfig> configs = chosen_candidates(o, np);
+    if (configs.empty()) configs = tuning_candidates(key);
     const KernelSpecialization spec = specialization_of(key);
     const CandidateRanking ranking =
         rank_candidates(key, configs, DeviceModel::hopper(kLargestHopperSms), {2.0, {}, {untuned_config(key)}});
@@ -322,6 +355,7 @@ int main(int argc, char** argv) {
   }
   try {
     const auto problems = problems_of(o);
+    for (const NamedProblem& np : problems) named_candidates(o, np);  // a bad --configs fails before any work
     const Compiler compiler(std::filesystem::path(!o.cache_dir.empty() ? o.cache_dir : BinaryCache::default_dir().string()));
     std::string reason;
     if (o.stale && !cuda::gpu_available(&reason))

@@ -62,7 +62,14 @@ void add_run_options(CLI::App& app, TuneCommandLine& o) {
   app.add_option("--cache-dir", o.cache_dir, "NVRTC binary cache directory (default $JITGEMM_CACHE_DIR or ~/.cache/jitgemm)");
   app.add_flag("--no-write", o.no_write, "do not write the tuning database");
   app.add_flag("--compile-only", o.compile_only, "only generate and compile the candidates (what runs without a GPU)");
-  app.add_flag("--sample", o.sample, "a representative sample of the candidates instead of all");
+  CLI::Option* sample = app.add_flag("--sample", o.sample, "a representative sample of the candidates instead of all");
+  app.add_option("--configs", o.configs,
+                 "only these candidates, by the config names jitgemm-db shows (comma-separated, e.g. "
+                 "simt_fp32_128x128x16_w2x4_t8x8_s2_k1_g8); each must be a candidate of every problem tuned. "
+                 "Verified and timed as in any tuning; the record written holds the best of them")
+      ->delimiter(',')
+      ->excludes(sample)
+      ->excludes(app.get_option("--stale"));
   app.add_option("--max-gflop", o.max_gflop, "skip problems of more work than this many GFLOP")->check(CLI::PositiveNumber);
 }
 

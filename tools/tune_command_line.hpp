@@ -38,6 +38,7 @@ struct TuneCommandLine {
   bool no_write = false;
   bool compile_only = false;
   bool sample = false;
+  std::vector<std::string> configs;  // --configs: only these candidates (config names)
   double max_gflop = 0;  // > 0: skip problems of more work than this
 };
 

@@ -41,10 +41,36 @@ TEST(JitgemmTune, MalformedProblemFilesExitTwoNamingTheMember) {
   }
 }
 
+// --configs: only the named candidates (a repeated name once); a name that is not a config, or
+// not a candidate of the problem, exits 2 naming it before anything compiles.
+TEST(JitgemmTune, ConfigsTakesOnlyTheNamedCandidates) {
+  const std::string cache = jitgemm::testing::temp_dir("configs_cache");
+  const std::string problem = "--m 256 --n 256 --k 256 --compile-only --cache-dir " + cache;
+  const std::string config = "simt_fp32_64x64x8_w2x2_t4x8_s3_k1_g8";
+  ToolRun r = run_tool(problem + " --configs " + config + "," + config);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("1 candidates, 1 distinct kernels"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("jitgemm_" + config + "_NN_v4v4v4"), std::string::npos) << r.output;
+
+  r = run_tool(problem + " --configs simt_fp32_64x64x8");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--configs: kernel config name 'simt_fp32_64x64x8': truncated"), std::string::npos)
+      << r.output;
+  r = run_tool(problem + " --precision tf32x3 --configs " + config);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--configs: " + config + " is not a candidate of cli (gemm.tf32x3.NN"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("compiled"), std::string::npos) << r.output;  // nothing compiled
+  r = run_tool(problem + " --sample --configs " + config);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find("--sample excludes --configs"), std::string::npos) << r.output;
+}
+
 TEST(JitgemmTune, HelpListsTheOptions) {
   const ToolRun r = run_tool("--help");
   EXPECT_EQ(r.status, 0);
-  for (const char* flag : {"--reference", "--problems", "--jobs", "--db", "--compile-only", "--trans-a", "--backward"})
+  for (const char* flag :
+       {"--reference", "--problems", "--jobs", "--db", "--compile-only", "--trans-a", "--backward", "--configs"})
     EXPECT_NE(r.output.find(flag), std::string::npos) << flag;
 }
 
