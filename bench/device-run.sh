@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, run the GPU tests, tune the reference problems and
 # the sweep, run the benchmark (jitgemm and cuBLAS side by side) and print the table.
-# Usage: bash bench/device-run.sh [all|test|python|eval|tune|structured|sweep|bench|sass|reliability|sanitize|budget|profile]...
-#        (default: all, which leaves out reliability, sanitize, budget and profile)
+# Usage: bash bench/device-run.sh [all|test|python|eval|stale|tune|structured|sweep|bench|sass|reliability|sanitize|budget|profile]...
+#        (default: all, which leaves out stale, reliability, sanitize, budget and profile)
+# stale: re-tune this device's records whose environment (template hash, driver, NVRTC) differs
+# from this machine's, e.g. after a kernel template changed (jitgemm-tune --stale, budget
+# ${STALE_BUDGET:-12} s each, the old configs first as priors).
 # budget: cold tunes of the reference problems with --budget ${BUDGET:-20} (empty cache and
 # database), then the bench's reference rows served by those records and by the shipped ones.
 # reliability: 20 rounds of tuning against planted bad candidates (tests/gpu/isolated_tuning_test.cpp).
@@ -55,6 +58,11 @@ if want eval; then
   JITGEMM_LIBRARY=$PWD/build/libjitgemm.so PYTHONPATH=$PWD/python python3 -m jitgemm.eval ${EVAL_ARGS:-} \
     2>"$out/eval-progress.log" | tee "$out/eval.log" || status=1
   tail -5 "$out/eval-progress.log"
+fi
+if only stale; then
+  echo "== re-tune this device's stale records"
+  build/jitgemm-tune --stale --jobs 16 --budget ${STALE_BUDGET:-12} 2>>"$out/tune-progress.log" | tee -a "$out/tune.log" \
+    | grep -vE "^(skipping|time:)" || status=1
 fi
 if want tune; then
   echo "== tune"
