@@ -27,6 +27,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-/tmp/jitgemm-out}"
 mkdir -p "$out"
+started_marker=$(mktemp)  # what this run writes is newer than this file
 export JITGEMM_CACHE_DIR="${JITGEMM_CACHE_DIR:-/tmp/jitgemm-cache}"
 export JITGEMM_TUNING_DB="${JITGEMM_TUNING_DB:-$PWD/tuning_db/jitgemm_tuning.json}"
 steps="${*:-all}"
@@ -175,6 +176,7 @@ if only budget; then
   done
   cp "$bdir/budget.json" "$out/budget-records.json"
 fi
-cp bench/results/*.json "$out/" 2>/dev/null
-cp tuning_db/jitgemm_tuning.json tuning_db/jitgemm_tuning.history.json "$out/" 2>/dev/null
+# Only what this run wrote comes back (the device tool returns a limited number of files, and a
+# bench or database left as it was would crowd out the logs).
+find bench/results tuning_db -maxdepth 1 -name "*.json" -newer "$started_marker" -exec cp {} "$out/" \;
 exit $status
