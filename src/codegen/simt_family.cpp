@@ -37,6 +37,11 @@ bool allowed_thread_tile(int tm, int tn) {
   return false;
 }
 
+KernelConfig with_default_split(KernelConfig c, const ProblemKey& key) {
+  c.split_k = default_split_k(key, c);
+  return c;
+}
+
 KernelConfig simt(int bm, int bn, int bk, int wm, int wn, int tm, int tn, int stages) {
   KernelConfig c = make_config(KernelFamily::Simt, Precision::FP32);
   c.block_m = bm, c.block_n = bn, c.block_k = bk;
@@ -204,19 +209,26 @@ std::vector<KernelConfig> simt_candidate_space(const ProblemKey& key, const Stat
   return out;
 }
 
+// The untuned default: the largest of three tiles that gives kDefaultMinCtas CTAs by its tiles
+// alone; where none does (a small output), the largest whose tiles times its K split do (a
+// small output with a long K: largeK, 1000^3); else 64x64. On the H200 (re-tuned histories of
+// this template) that took largeK from 64x64 k256 (1.90 ms) to 64x256 k256 (1.44-1.47 ms) and
+// 1000^3 from 0.074 to 0.066 ms, and left 1537^3 and 512^3 as they were.
 KernelConfig simt_default_config(const ProblemKey& key) {
-  const auto fits = [&](const KernelConfig& c) {
-    const int64_t ctas = ((key.m + c.block_m - 1) / c.block_m) * ((key.n + c.block_n - 1) / c.block_n);
-    return key.m >= c.block_m && key.n >= c.block_n && ctas >= kDefaultMinCtas;
+  const auto tiles = [&](const KernelConfig& c) {
+    return ((key.m + c.block_m - 1) / c.block_m) * ((key.n + c.block_n - 1) / c.block_n);
   };
+  const auto covers = [&](const KernelConfig& c) { return key.m >= c.block_m && key.n >= c.block_n; };
   const bool b_transposed = key.trans_b == Op::T;
   const KernelConfig layout = b_transposed ? (key.trans_a == Op::N ? simt(128, 128, 16, 4, 2, 8, 8, 3)   // NT
                                                                    : simt(128, 64, 16, 4, 1, 8, 8, 3))   // TT
                                            : simt(64, 256, 16, 1, 8, 8, 8, 3);                           // NN, TN
   const KernelConfig mid = simt(64, 128, 16, 1, 4, 8, 8, 3);
-  KernelConfig chosen = fits(layout) ? layout : fits(mid) ? mid : simt(64, 64, 8, 2, 2, 4, 8, 3);
-  chosen.split_k = default_split_k(key, chosen);
-  return chosen;
+  for (const KernelConfig& c : {layout, mid})
+    if (covers(c) && tiles(c) >= kDefaultMinCtas) return with_default_split(c, key);
+  for (const KernelConfig& c : {layout, mid})
+    if (covers(c) && tiles(c) * default_split_k(key, c) >= kDefaultMinCtas) return with_default_split(c, key);
+  return with_default_split(simt(64, 64, 8, 2, 2, 4, 8, 3), key);
 }
 
 const KernelFamilyRules& simt_rules() noexcept {

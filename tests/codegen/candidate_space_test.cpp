@@ -108,7 +108,11 @@ TEST(CandidateSpace, DefaultRule) {
   EXPECT_EQ(tile_name(key_of(32768, 128, 64)), mid);              // too narrow for 256
   EXPECT_EQ(tile_name(key_of(7, 7, 7)), small);
   EXPECT_EQ(tile_name(key_of(4096, 64, 4096)), small);
-  EXPECT_EQ(tile_name(key_of(1024, 1024, 1024)), small);
+  EXPECT_EQ(tile_name(key_of(1024, 1024, 64)), small);  // 64 CTAs of 64x256, 128 of 64x128, no split
+  // A small output with a long K: the tiles times the K split count (64 x 8 CTAs; largeK 4 x 256).
+  EXPECT_EQ(tile_name(key_of(1024, 1024, 1024)), nn_tn);
+  EXPECT_EQ(tile_name(key_of(256, 256, 524288)), nn_tn);
+  EXPECT_EQ(tile_name(key_of(1537, 1537, 1537)), mid);  // 325 CTAs of 64x128 by the tiles alone
   for (const ProblemKey& key : keys_to_check())
     EXPECT_TRUE(contains(representative_sample(key), KernelConfig::parse(tile_name(key)))) << key.canonical();
 }
