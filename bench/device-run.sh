@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, run the GPU tests, tune the reference problems and
 # the sweep, run the benchmark (jitgemm and cuBLAS side by side) and print the table.
-# Usage: bash bench/device-run.sh [all|test|python|eval|stale|tune|structured|sweep|bench|sass|reliability|sanitize|budget|profile]...
-#        (default: all, which leaves out stale, reliability, sanitize, budget and profile)
+# Usage: bash bench/device-run.sh [all|test|python|eval|stale|tune|structured|sweep|bench|sass|reliability|sanitize|budget|profile|ab]...
+#        (default: all, which leaves out stale, reliability, sanitize, budget, profile and ab)
 # stale: re-tune this device's records whose environment (template hash, driver, NVRTC) differs
 # from this machine's, e.g. after a kernel template changed (jitgemm-tune --stale, budget
 # ${STALE_BUDGET:-12} s each, the old configs first as priors).
@@ -11,6 +11,10 @@
 # reliability: 20 rounds of tuning against planted bad candidates (tests/gpu/isolated_tuning_test.cpp).
 # profile: Nsight Compute on the bench rows matching PROFILE_ROWS (default: the fp32 4096^3 NN
 # and NT rows), jitgemm's kernel and cuBLAS's side by side; details in $OUT/profile.txt.
+# ab: the bench rows matching AB_ROWS (default: every fp32 row) under the kernel templates in
+# AB_TEMPLATES (a directory, e.g. `git archive <rev> kernel_templates | tar -x -C .scratch/base`
+# here and carry .scratch) and then under this tree's, the same records, in one call: a template
+# change measured on the configs it will serve. Rows go to ab-{base,tree}.json.
 # sanitize: the small products of every kernel family (SanitizerSmoke) under compute-sanitizer
 # memcheck, racecheck, initcheck and synccheck.
 # python runs the PyTorch package's tests (python/tests, pytest); eval runs python -m jitgemm.eval
@@ -136,6 +140,17 @@ if only profile; then
       echo "$n: $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9_]+' "$out/$n.sass" | awk '{print $2}' | sort | uniq -c | sort -rn | head -14 | awk '{printf "%s %s, ", $2, $1}')"
   done
   grep -E "^  [a-zA-Z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Registers Per|Achieved Occupancy|issue_stalled|bank_conflicts|inst_executed|Block Size|Shared Memory Configuration Size|L1/TEX Hit|Memory Throughput" "$out/profile.txt" | grep -vE "issue_stalled.* 0(\.0[0-9]*)?$" | head -160
+fi
+if only ab; then
+  base="${AB_TEMPLATES:?ab needs AB_TEMPLATES, a directory of kernel templates to compare with}"
+  rows="${AB_ROWS:-/fp32/}"
+  for side in base tree; do
+    echo "== bench rows matching $rows, templates of the $side"
+    dir=$([[ $side == base ]] && echo "$base" || echo "")
+    JITGEMM_TEMPLATE_DIR=$dir JITGEMM_CACHE_DIR="$JITGEMM_CACHE_DIR-ab-$side" JITGEMM_BENCH_RESULTS="$out/ab-$side.json" \
+      build/jitgemm-bench --benchmark_filter="$rows" >"$out/ab-$side.log" 2>&1 || status=1
+    sed -n '/^problem /,/^host cost/p' "$out/ab-$side.log" | grep -v "^host cost"
+  done
 fi
 if only sanitize; then
   echo "== compute-sanitizer on every kernel family (SanitizerSmoke)"
