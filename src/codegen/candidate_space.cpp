@@ -3,6 +3,7 @@
 
 #include "codegen/mma_sync_family.hpp"
 #include "codegen/simt_family.hpp"
+#include "codegen/split_k_policy.hpp"
 #include "codegen/wgmma_family.hpp"
 
 namespace jitgemm {
@@ -66,10 +67,8 @@ std::vector<KernelConfig> tuning_candidates(const ProblemKey& key, const StaticL
 std::vector<KernelConfig> tuning_sample(const ProblemKey& key) {
   std::vector<KernelConfig> out = representative_sample(key);
   for (Precision p : mma_precisions(key))
-    for (KernelConfig c : mma_representative_sample(with_precision(key, p))) {
-      c.split_k = default_split_k(key, c);  // the sample's tiles with the split that keeps the contract
-      out.push_back(c);
-    }
+    for (const KernelConfig& c : mma_representative_sample(with_precision(key, p)))
+      out.push_back(with_default_split_k(c, key));  // the sample's tiles with the split that keeps the contract
   if (key.precision != Precision::FP32 && !tensor_cores_pay(key))
     out.push_back(default_config(with_precision(key, Precision::FP32)));
   return out;

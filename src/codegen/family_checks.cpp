@@ -33,9 +33,7 @@ KernelConfig compiled_config(KernelConfig c) {
 }
 
 std::optional<KernelConfig> SplitKFamilyRules::adapt(const KernelConfig& tuned, const ProblemKey& key) const {
-  KernelConfig config = tuned;
-  config.split_k = default_split_k(key, config);
-  return config;
+  return with_default_split_k(tuned, key);
 }
 
 LaunchGeometry SplitKFamilyRules::geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t, int) const {

@@ -37,11 +37,6 @@ bool allowed_thread_tile(int tm, int tn) {
   return false;
 }
 
-KernelConfig with_default_split(KernelConfig c, const ProblemKey& key) {
-  c.split_k = default_split_k(key, c);
-  return c;
-}
-
 KernelConfig simt(int bm, int bn, int bk, int wm, int wn, int tm, int tn, int stages) {
   KernelConfig c = make_config(KernelFamily::Simt, Precision::FP32);
   c.block_m = bm, c.block_n = bn, c.block_k = bk;
@@ -225,10 +220,10 @@ KernelConfig simt_default_config(const ProblemKey& key) {
                                            : simt(64, 256, 16, 1, 8, 8, 8, 3);                           // NN, TN
   const KernelConfig mid = simt(64, 128, 16, 1, 4, 8, 8, 3);
   for (const KernelConfig& c : {layout, mid})
-    if (covers(c) && tiles(c) >= kDefaultMinCtas) return with_default_split(c, key);
+    if (covers(c) && tiles(c) >= kDefaultMinCtas) return with_default_split_k(c, key);
   for (const KernelConfig& c : {layout, mid})
-    if (covers(c) && tiles(c) * default_split_k(key, c) >= kDefaultMinCtas) return with_default_split(c, key);
-  return with_default_split(simt(64, 64, 8, 2, 2, 4, 8, 3), key);
+    if (covers(c) && tiles(c) * default_split_k(key, c) >= kDefaultMinCtas) return with_default_split_k(c, key);
+  return with_default_split_k(simt(64, 64, 8, 2, 2, 4, 8, 3), key);
 }
 
 const KernelFamilyRules& simt_rules() noexcept {

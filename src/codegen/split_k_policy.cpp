@@ -27,6 +27,11 @@ int default_split_k(const ProblemKey& key, const KernelConfig& tile) {
   return split;
 }
 
+KernelConfig with_default_split_k(KernelConfig tile, const ProblemKey& key) {
+  tile.split_k = default_split_k(key, tile);
+  return tile;
+}
+
 std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile) {
   const int d = default_split_k(key, tile);
   std::vector<int> splits;

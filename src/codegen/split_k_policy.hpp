@@ -33,6 +33,9 @@ constexpr bool split_workspace_fits(const ProblemKey& key, int64_t split) {
 }
 
 int default_split_k(const ProblemKey& key, const KernelConfig& tile);
+// `tile` with split_k = default_split_k(key, tile): how every family default and adapted
+// record of these families gets its split.
+KernelConfig with_default_split_k(KernelConfig tile, const ProblemKey& key);
 // The split-K variants the candidate spaces add for each tile: half, equal to and twice the
 // default, within the same limits (none when the default is 1 and K is short).
 std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile);
