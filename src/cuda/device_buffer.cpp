@@ -42,6 +42,10 @@ void DeviceBuffer::copy_from_host(const void* src, std::size_t bytes, std::size_
   check_range("copy_from_host", bytes, offset);
   if (bytes == 0) return;
   JITGEMM_CU(driver().cuMemcpyHtoD(ptr_ + offset, src, bytes), "{} bytes at offset {}", bytes, offset);
+  // From pageable memory cuMemcpyHtoD returns once the bytes are staged, before the DMA has
+  // reached the device; work on a non-blocking stream is not ordered after it and could read
+  // the old contents. Wait for the legacy stream, which holds the copy.
+  JITGEMM_CU(driver().cuStreamSynchronize(CU_STREAM_LEGACY), "after copying {} bytes at offset {}", bytes, offset);
 }
 
 void DeviceBuffer::copy_to_host(void* dst, std::size_t bytes, std::size_t offset) const {

@@ -28,7 +28,8 @@ class DeviceBuffer {
   }
   std::size_t size() const noexcept { return bytes_; }
 
-  // Synchronous copies of `bytes` at byte `offset`; InvalidArgument when out of range.
+  // Copies of `bytes` at byte `offset`, complete on the device when they return (so work on any
+  // stream, non-blocking ones too, sees them); InvalidArgument when out of range.
   void copy_from_host(const void* src, std::size_t bytes, std::size_t offset = 0);
   void copy_to_host(void* dst, std::size_t bytes, std::size_t offset = 0) const;
   // Stream-ordered versions (the host memory must stay alive until the copy completes).
