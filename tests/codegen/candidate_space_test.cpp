@@ -205,6 +205,22 @@ TEST(SplitK, DefaultSplitKeepsSlicesShortWithinTheWorkspaceCap) {
   EXPECT_NE(std::find(space.begin(), space.end(), twice), space.end());
 }
 
+TEST(SplitK, ChoicesAddShortSplitsWhereTheDefaultSplitsEightOrMoreWays) {
+  KernelConfig tile = default_config(key_of(1537, 1537, 1537, Op::N, Op::N, 1));
+  // 1537^3: the default splits 16 ways (128 values of K per slice); the space also has 2 and 4.
+  EXPECT_EQ(default_split_k(key_of(1537, 1537, 1537, Op::N, Op::N, 1), tile), 16);
+  EXPECT_EQ(split_k_choices(key_of(1537, 1537, 1537, Op::N, Op::N, 1), tile), (std::vector<int>{2, 4, 8, 16, 32}));
+  const auto space = candidate_space(key_of(1537, 1537, 1537, Op::N, Op::N, 1));
+  for (int split : {1, 2, 4, 8, 16, 32}) {
+    tile.split_k = split;
+    EXPECT_TRUE(contains(space, tile)) << tile.name();
+  }
+  // A default of 4 or less keeps half, equal and twice (1024 x 1024 x 512: 4 -> 2, 4, 8) ...
+  EXPECT_EQ(split_k_choices(key_of(1024, 1024, 512), tile), (std::vector<int>{2, 4, 8}));
+  // ... and a short K none.
+  EXPECT_TRUE(split_k_choices(key_of(64, 64, 16), tile).empty());
+}
+
 TEST(SplitK, SlicesAreALaunchParameterNotACompiledOne) {
   ProblemKey key;
   key.m = key.n = 64, key.k = 4096;
