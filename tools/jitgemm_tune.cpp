@@ -177,7 +177,8 @@ std::vector<NamedProblem> stale_problems(const std::string& db_path, const cuda:
   const DeviceKey device = device_key(info);
   const Environments now =
       machine_environments(TemplateStore::active(), info.driver_version, nvrtc_version(), std::string(version()));
-  for (const TuningRecord& r : TuningDatabase::load(db_path).records()) {
+  const TuningDatabase db = TuningDatabase::load(db_path);  // alive through the loop (a temporary's records() would dangle)
+  for (const TuningRecord& r : db.records()) {
     if (!(r.device == device)) continue;
     const std::vector<StaleField> fields = staleness(r, now);
     if (fields.empty()) continue;
