@@ -177,14 +177,9 @@ std::vector<NamedProblem> stale_problems(const std::string& db_path, const cuda:
   const DeviceKey device = device_key(info);
   const Environments now =
       machine_environments(TemplateStore::active(), info.driver_version, nvrtc_version(), std::string(version()));
-  const TuningDatabase db = TuningDatabase::load(db_path);  // alive through the loop (a temporary's records() would dangle)
-  for (const TuningRecord& r : db.records()) {
-    if (!(r.device == device)) continue;
-    const std::vector<StaleField> fields = staleness(r, now);
-    if (fields.empty()) continue;
-    std::vector<std::string> lines;
-    for (const StaleField& f : fields) lines.push_back(to_string(f));
-    fmt::print("stale: {} ({})\n", r.problem.canonical(), printable(fmt::format("{}", fmt::join(lines, ", "))));
+  const TuningDatabase db = TuningDatabase::load(db_path);
+  for (const StaleRecord& r : stale_records(db.records(), device, now)) {
+    fmt::print("stale: {} ({})\n", r.problem.canonical(), printable(to_string(r.fields)));
     list.push_back({r.problem.canonical(), problem_for_key(r.problem)});
   }
   return list;

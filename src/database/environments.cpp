@@ -68,4 +68,14 @@ std::vector<StaleField> staleness(const TuningRecord& record, const Environments
   return out;
 }
 
+std::vector<StaleRecord> stale_records(const std::vector<TuningRecord>& records, const DeviceKey& device,
+                                       const Environments& now) {
+  std::vector<StaleRecord> out;
+  for (const TuningRecord& r : records) {
+    if (!(r.device == device)) continue;
+    if (std::vector<StaleField> fields = staleness(r, now); !fields.empty()) out.push_back({r.problem, std::move(fields)});
+  }
+  return out;
+}
+
 }  // namespace jitgemm

@@ -65,4 +65,14 @@ std::string to_string(const std::vector<StaleField>& fields);
 // still served (and counted); re-tune to refresh it.
 std::vector<StaleField> staleness(const TuningRecord& record, const Environments& now);
 
+// A record of `device` that staleness() flags, and why.
+struct StaleRecord {
+  ProblemKey problem;
+  std::vector<StaleField> fields;
+};
+// The records of `device` among `records` that are stale against `now`, in their order: what
+// jitgemm-tune --stale re-tunes.
+std::vector<StaleRecord> stale_records(const std::vector<TuningRecord>& records, const DeviceKey& device,
+                                       const Environments& now);
+
 }  // namespace jitgemm

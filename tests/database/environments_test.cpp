@@ -61,6 +61,25 @@ TEST(Staleness, FieldsNotKnownHereAreNotCompared) {
   ASSERT_EQ(staleness(record, only_driver).size(), 1u);
 }
 
+TEST(StaleRecords, ThisDevicesStaleRecordsInOrderWithTheirFields) {
+  using testing::kH100;
+  using testing::kH200;
+  std::vector<TuningRecord> records = {sample_record(sample_problem(64, 64, 64), kH100),
+                                       sample_record(sample_problem(128, 128, 128), kH200),
+                                       sample_record(sample_problem(256, 256, 256), kH100),
+                                       sample_record(sample_problem(512, 512, 512), kH100)};
+  records[2].environment.template_hash = "tmpl-new";  // the only current H100 record
+  EnvironmentKey now = kEnv;
+  now.template_hash = "tmpl-new";
+  const std::vector<StaleRecord> stale = stale_records(records, kH100, environments_of(now));
+  ASSERT_EQ(stale.size(), 2u);  // not the H200's, not the current one
+  EXPECT_EQ(stale[0].problem, records[0].problem);
+  EXPECT_EQ(stale[1].problem, records[3].problem);
+  EXPECT_EQ(stale[1].fields, (std::vector<StaleField>{{EnvironmentField::TemplateHash, "tmpl-3f9a1c2e", "tmpl-new"}}));
+  EXPECT_EQ(stale_records(records, kH100, environments_of(kEnv)).size(), 1u);  // records[2] is the stale one now
+  EXPECT_TRUE(stale_records(records, DeviceKey{"NVIDIA A100", 80, 108}, environments_of(now)).empty());
+}
+
 TEST(MachineEnvironments, EveryFamilyGetsItsTemplatesHash) {
   const TemplateStore& store = TemplateStore::embedded();
   const Environments env = machine_environments(store, std::nullopt, 13000, "0.1.0");
