@@ -147,11 +147,20 @@ std::vector<KernelConfig> named_candidates(const Options& o, const NamedProblem&
   return chosen;
 }
 
-// The candidates tune_problem and the compile-only listing take: --configs, --sample, or the
-// whole space (empty: tune_problem's default).
-std::vector<KernelConfig> chosen_candidates(const Options& o, const NamedProblem& np) {
-  if (!o.configs.empty()) return named_candidates(o, np);
-  return o.sample ? tuning_sample(make_problem_key(np.problem)) : std::vector<KernelConfig>{};
+// One problem to tune (or compile) and its candidates: --configs (checked once, before any
+// work), --sample, or empty for the whole space (tune_problem's default).
+struct TuneJob {
+  NamedProblem np;
+  std::vector<KernelConfig> candidates;
+};
+
+std::vector<TuneJob> jobs_of(const Options& o, const std::vector<NamedProblem>& problems) {
+  std::vector<TuneJob> jobs;
+  for (const NamedProblem& np : problems)
+    jobs.push_back({np, !o.configs.empty() ? named_candidates(o, np)
+                        : o.sample        ? tuning_sample(make_problem_key(np.problem))
+                                          : std::vector<KernelConfig>{}});
+  return jobs;
 }
 
 // A one-line progress bar on stderr: phase, candidate, best so far.
@@ -187,7 +196,7 @@ std::vector<NamedProblem> stale_problems(const std::string& db_path, const cuda:
 
 // The database whose records give the priors of the budgeted search (tuning_priors); empty when
 // --no-priors, an exhaustive search, or a file that does not load (said on stderr).
-TuningDatabase prior_records(const Options& o, const std::string& db_path) {
+TuningDatabase priors_database(const Options& o, const std::string& db_path) {
   if (o.no_priors || o.budget_s <= 0) return {};
   try {
     return TuningDatabase::load(db_path);
@@ -212,7 +221,7 @@ std::string time_summary(const std::string& id, const TuneResult& r, double budg
   return line;
 }
 
-int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler& compiler) {
+int run_gpu(const Options& o, std::vector<TuneJob> jobs, const Compiler& compiler) {
   cuda::PrimaryContext context(0);
   const cuda::DeviceInfo info = cuda::query_device(0);
   fmt::print("device: {} (sm_{}{}, {} SMs), driver {}, NVRTC {}\n", info.name, info.cc_major, info.cc_minor,
@@ -221,12 +230,12 @@ int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler
                               : std::getenv("JITGEMM_TUNING_DB") ? std::getenv("JITGEMM_TUNING_DB")
                                                                  : "tuning_db/jitgemm_tuning.json";
   if (o.stale) {
-    auto stale = stale_problems(db_path, info);
-    if (stale.empty() && problems.empty()) {
+    const std::vector<TuneJob> stale = jobs_of(o, stale_problems(db_path, info));
+    if (stale.empty() && jobs.empty()) {
       fmt::print("no stale records for {} in {}\n", info.name, db_path);
       return 0;
     }
-    problems.insert(problems.end(), stale.begin(), stale.end());
+    jobs.insert(jobs.end(), stale.begin(), stale.end());
   }
   Table table({"problem", "mode", "jitgemm ms", "cuBLAS ms", "ratio", "error vs fp64", "cuBLAS error", "winner",
                "ok/tried", "other outcomes", "tune s"});
@@ -234,14 +243,14 @@ int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler
   std::vector<CandidateHistory> histories;  // every candidate of each run, for the history file
   std::vector<std::string> incidents;  // candidates that faulted or hung, with what happened
   std::vector<std::string> summaries;  // where each tuning's time went
-  const TuningDatabase known = prior_records(o, db_path);
-  for (const auto& np : problems) {
+  const TuningDatabase known = priors_database(o, db_path);
+  for (const auto& [np, candidates] : jobs) {
     TuneSettings settings;
     settings.jobs = o.jobs;
     settings.timing_runs = std::max(20, o.runs);
     settings.search = search_for_budget(o.budget_s);
     settings.budget_s = o.budget_s;
-    settings.candidates = chosen_candidates(o, np);
+    settings.candidates = candidates;
     settings.priors = tuning_priors(known, device_key(info), make_problem_key(np.problem));
     const TuneResult result = tune_problem(np.problem, info, compiler, TemplateStore::active(), settings,
                                            [&](const TuneProgress& p) { draw_progress(np.id, p); });
@@ -289,11 +298,11 @@ int run_gpu(const Options& o, std::vector<NamedProblem> problems, const Compiler
 
 // No GPU: generate and compile every candidate, print registers / smem / spills, and where the
 // budgeted search's performance model ranks each kernel (1: compiled first; "pruned").
-int run_compile_only(const Options& o, const std::vector<NamedProblem>& problems, const Compiler& compiler) {
+int run_compile_only(const Options& o, const std::vector<TuneJob>& jobs, const Compiler& compiler) {
   int unusable = 0, total = 0;
-  for (const auto& np : problems) {
+  for (const auto& [np, candidates] : jobs) {
     const ProblemKey key = make_problem_key(np.problem);
-    std::vector<KernelConfig> configs = chosen_candidates(o, np);
+    std::vector<KernelConfig> configs = candidates;
     if (configs.empty()) configs = tuning_candidates(key);
     const KernelSpecialization spec = specialization_of(key);
     const CandidateRanking ranking =
@@ -350,18 +359,17 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
-    const auto problems = problems_of(o);
-    for (const NamedProblem& np : problems) named_candidates(o, np);  // a bad --configs fails before any work
+    const std::vector<TuneJob> jobs = jobs_of(o, problems_of(o));  // a bad --configs fails before any work
     const Compiler compiler(std::filesystem::path(!o.cache_dir.empty() ? o.cache_dir : BinaryCache::default_dir().string()));
     std::string reason;
     if (o.stale && !cuda::gpu_available(&reason))
       throw Error(fmt::format("--stale re-verifies records on the GPU, and there is none: {}", reason));
-    if (o.compile_only) return run_compile_only(o, problems, compiler);
+    if (o.compile_only) return run_compile_only(o, jobs, compiler);
     if (!cuda::gpu_available(&reason)) {
       fmt::print("No GPU: {}. Not tuning; generating and compiling every candidate for sm_90a instead.\n", reason);
-      return run_compile_only(o, problems, compiler);
+      return run_compile_only(o, jobs, compiler);
     }
-    return run_gpu(o, problems, compiler);
+    return run_gpu(o, jobs, compiler);
   } catch (const CompileError& e) {
     fmt::print(stderr, "jitgemm-tune: {}\n{}\n", printable(e.what(), LineBreaks::Keep), e.log());
   } catch (const Error& e) {  // may quote a problem file: printable
