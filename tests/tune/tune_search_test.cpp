@@ -53,6 +53,18 @@ struct Scenario {
     return best;
   }
   double ms(size_t i) const { return kernels.at(configs[i].name()).ms; }
+  // What every search here starts from: these candidates, the active templates, `clock`, the
+  // 132-SM Hopper model and the untuned default kept; compile and bench are each test's.
+  SearchEnvironment environment(FakeClock& clock) const {
+    SearchEnvironment env;
+    env.configs = configs;
+    env.specialization = specialization_of(key);
+    env.templates = &TemplateStore::active();
+    env.clock = clock.clock();
+    env.device = DeviceModel::hopper(132);
+    env.kept = {untuned_config(key)};
+    return env;
+  }
   size_t index(const KernelConfig& c) const {
     return static_cast<size_t>(std::find(configs.begin(), configs.end(), c) - configs.begin());
   }
@@ -77,10 +89,7 @@ struct SearchRun {
   // compiled and timed before them.
   SearchRun(const Scenario& s, TuneSettings settings, double compile_s = 0.0, double overhead_s = 0.02,
       double noise = 0.0, const std::string& late = "") {
-    SearchEnvironment env;
-    env.configs = s.configs;
-    env.specialization = specialization_of(s.key);
-    env.templates = &TemplateStore::active();
+    SearchEnvironment env = s.environment(clock);
     env.compile = testing::fake_compile(clock, compile_s, nullptr, &pacing);
     if (!late.empty())
       env.compile = [compile = env.compile, late](const RenderedKernel& kernel) {
@@ -92,9 +101,6 @@ struct SearchRun {
       auto b = std::make_unique<RecordingBench>(clock, s.kernels, overhead_s, noise, requests, pacing);
       return std::unique_ptr<CandidateBench>(std::move(b));
     };
-    env.clock = clock.clock();
-    env.device = DeviceModel::hopper(132);
-    env.kept = {untuned_config(s.key)};
     if (settings.jobs == 0) settings.jobs = 2;
     result = run_tune_search(s.problem, env, settings);
   }
@@ -297,35 +303,26 @@ TEST(TuneSearch, ThePriorAndTheDefaultAreTimedHoweverLateTheyCompile) {
 
 TEST(TuneSearch, ACompileThatThrowsAbortsTheRun) {
   const Scenario s(4096, 4096, 4096, Precision::TF32);
-  SearchEnvironment env;
-  env.configs = s.configs;
-  env.specialization = specialization_of(s.key);
-  env.templates = &TemplateStore::active();
+  FakeClock clock;
+  SearchEnvironment env = s.environment(clock);
   env.compile = [](const RenderedKernel&) -> CompileOutcome {
     throw CompileError("nvrtcCompileProgram(...) failed: NVRTC_ERROR_BUILTIN_OPERATION_FAILURE", "");
   };
-  FakeClock clock;
   env.make_bench = [&](const BenchSettings&) {
     return std::unique_ptr<CandidateBench>(std::make_unique<FakeBench>(clock, s.kernels, 0.01, 0));
   };
-  env.clock = clock.clock();
-  env.kept = {untuned_config(s.key)};
   EXPECT_THROW(run_tune_search(s.problem, env, budgeted(20)), CompileError);
   EXPECT_THROW(run_tune_search(s.problem, env, exhaustive()), CompileError);
 }
 
 TEST(TuneSearch, ABenchThatCannotStartAbortsTheRun) {
   const Scenario s(4096, 4096, 4096, Precision::TF32);
-  SearchEnvironment env;
-  env.configs = s.configs;
-  env.specialization = specialization_of(s.key);
-  env.templates = &TemplateStore::active();
   FakeClock clock;
+  SearchEnvironment env = s.environment(clock);
   env.compile = testing::fake_compile(clock, 0);
   env.make_bench = [](const BenchSettings&) -> std::unique_ptr<CandidateBench> {
     throw CudaError("cuInit(0) failed: CUDA_ERROR_NO_DEVICE", 100);
   };
-  env.clock = clock.clock();
   EXPECT_THROW(run_tune_search(s.problem, env, budgeted(20)), CudaError);
 }
 
