@@ -10,7 +10,9 @@
 # database), then the bench's reference rows served by those records and by the shipped ones.
 # reliability: 20 rounds of tuning against planted bad candidates (tests/gpu/isolated_tuning_test.cpp).
 # profile: Nsight Compute on the bench rows matching PROFILE_ROWS (default: the fp32 4096^3 NN
-# and NT rows), jitgemm's kernel and cuBLAS's side by side; details in $OUT/profile.txt.
+# and NT rows), jitgemm's kernel and cuBLAS's side by side; details in $OUT/profile.txt, the
+# SASS of jitgemm's kernels in $OUT/profile.sass. PROFILE_KERNELS is a regular expression of
+# kernel names (without "regex:"; "." takes every kernel, the pre-passes and the bench's own).
 # ab: the bench rows matching AB_ROWS (default: every fp32 row) under the kernel templates in
 # AB_TEMPLATES (a directory, e.g. `git archive <rev> kernel_templates | tar -x -C .scratch/base`
 # here and carry .scratch) and then under this tree's, the same records, in one call: a template
@@ -129,15 +131,18 @@ if only profile; then
     --section Occupancy --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed.sum,smsp__inst_executed_op_ldgsts.sum,'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
     build/jitgemm-bench --benchmark_filter="$rows" >"$out/profile.txt" 2>&1 || status=1
   # The SASS of the jitgemm kernels those rows ran (compiled afresh, so dumped): instruction mix.
+  # All of it goes to one file, profile.sass (the device tool returns at most 8 files).
   d=$(mktemp -d)
   JITGEMM_DUMP_DIR=$d JITGEMM_CACHE_DIR=$d/cache JITGEMM_BENCH_RESULTS=$d/rows.json build/jitgemm-bench \
     --benchmark_filter="$rows" >/dev/null 2>&1
+  : > "$out/profile.sass"
   for f in "$d"/*.cu; do
     [[ -f $f ]] || continue
     n=$(basename "$f" .cu)
     nvcc -cubin -gencode=arch=compute_90a,code=sm_90a -o "$d/$n.cubin" "$f" 2>/dev/null &&
-      cuobjdump -sass "$d/$n.cubin" > "$out/$n.sass" &&
-      echo "$n: $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9_]+' "$out/$n.sass" | awk '{print $2}' | sort | uniq -c | sort -rn | head -14 | awk '{printf "%s %s, ", $2, $1}')"
+      cuobjdump -sass "$d/$n.cubin" > "$d/$n.sass" &&
+      { echo "==== $n"; cat "$d/$n.sass"; } >> "$out/profile.sass" &&
+      echo "$n: $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9_]+' "$d/$n.sass" | awk '{print $2}' | sort | uniq -c | sort -rn | head -14 | awk '{printf "%s %s, ", $2, $1}')"
   done
   grep -E "^  [a-zA-Z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Registers Per|Achieved Occupancy|issue_stalled|bank_conflicts|inst_executed|Block Size|Shared Memory Configuration Size|L1/TEX Hit|Memory Throughput" "$out/profile.txt" | grep -vE "issue_stalled.* 0(\.0[0-9]*)?$" | head -160
 fi
