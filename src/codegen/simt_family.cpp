@@ -222,7 +222,8 @@ KernelConfig simt_default_config(const ProblemKey& key) {
   for (const KernelConfig& c : {layout, mid})
     if (covers(c) && tiles(c) >= kDefaultMinCtas) return with_default_split_k(c, key);
   for (const KernelConfig& c : {layout, mid})
-    if (covers(c) && tiles(c) * default_split_k(key, c) >= kDefaultMinCtas) return with_default_split_k(c, key);
+    if (const KernelConfig split = with_default_split_k(c, key); covers(c) && tiles(c) * split.split_k >= kDefaultMinCtas)
+      return split;
   return with_default_split_k(simt(64, 64, 8, 2, 2, 4, 8, 3), key);
 }
 

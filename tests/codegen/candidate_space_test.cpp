@@ -206,11 +206,12 @@ TEST(SplitK, DefaultSplitKeepsSlicesShortWithinTheWorkspaceCap) {
 }
 
 TEST(SplitK, ChoicesAddShortSplitsWhereTheDefaultSplitsEightOrMoreWays) {
-  KernelConfig tile = default_config(key_of(1537, 1537, 1537, Op::N, Op::N, 1));
+  const ProblemKey mid_size = key_of(1537, 1537, 1537, Op::N, Op::N, 1);
+  KernelConfig tile = default_config(mid_size);
   // 1537^3: the default splits 16 ways (128 values of K per slice); the space also has 2 and 4.
-  EXPECT_EQ(default_split_k(key_of(1537, 1537, 1537, Op::N, Op::N, 1), tile), 16);
-  EXPECT_EQ(split_k_choices(key_of(1537, 1537, 1537, Op::N, Op::N, 1), tile), (std::vector<int>{2, 4, 8, 16, 32}));
-  const auto space = candidate_space(key_of(1537, 1537, 1537, Op::N, Op::N, 1));
+  EXPECT_EQ(default_split_k(mid_size, tile), 16);
+  EXPECT_EQ(split_k_choices(mid_size, tile), (std::vector<int>{2, 4, 8, 16, 32}));
+  const auto space = candidate_space(mid_size);
   for (int split : {1, 2, 4, 8, 16, 32}) {
     tile.split_k = split;
     EXPECT_TRUE(contains(space, tile)) << tile.name();
