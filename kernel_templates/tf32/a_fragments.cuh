@@ -13,6 +13,7 @@
 #pragma once
 
 #include "common/smem.cuh"
+#include "tf32/operand_triangle.cuh"
 
 // Shared address of A(m, k) (m < BLOCK_M, k < BLOCK_K) in the raw tile at `tile`.
 __device__ __forceinline__ unsigned raw_a_addr(unsigned tile, int m, int k) {
@@ -41,9 +42,12 @@ __device__ __forceinline__ Tf32Pair split_a(float x) {
 
 // Loads k8 steps first .. first + FRAG_STEPS - 1 of `group` (step g in stage g / K_STEPS) for
 // the warpgroup's rows wg_row0 .. wg_row0 + 63 (fragment layout: common/wgmma.cuh, RS).
+// A_KEEP: a triangular A' is masked first where these steps meet its diagonal
+// (tf32/operand_triangle.cuh); the step g's K values are group.k0 + 8 g ...
 __device__ __forceinline__ void load_a_fragments(AFragments& f, const StageGroup& group, int first, int wg_row0) {
   const int lane = threadIdx.x % 32;
   const int m = wg_row0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;  // rows m and m + 8
+  const bool masked = !triangle_inside<A_KEEP, 64, FRAG_STEPS * 8>(group.m0 + wg_row0, group.k0 + first * 8);
   f.nonfinite = false;
 #pragma unroll
   for (int i = 0; i < FRAG_STEPS; ++i) {
@@ -52,7 +56,9 @@ __device__ __forceinline__ void load_a_fragments(AFragments& f, const StageGroup
     const int k = (g % K_STEPS) * 8 + lane % 4;     // columns k and k + 4
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
-      const float x = lds_f32(raw_a_addr(tile, m + 8 * (r % 2), k + 4 * (r / 2)));
+      float x = lds_f32(raw_a_addr(tile, m + 8 * (r % 2), k + 4 * (r / 2)));
+      if (A_KEEP != 0 && masked)
+        x = triangle_value<A_KEEP, A_UNIT>(x, group.m0 + m + 8 * (r % 2), group.k0 + g * 8 + lane % 4 + 4 * (r / 2));
       const Tf32Pair p = split_a(x);
       f.big[i][r] = p.big;
       if constexpr (TF32X3) f.small[i][r] = p.small;

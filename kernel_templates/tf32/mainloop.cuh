@@ -44,16 +44,27 @@ __device__ __forceinline__ void release(const SharedRing& ring_smem, int stage) 
   }
 }
 
+// Where the next stages lie in the kernel's operands: the tile's first row and the K of the
+// next stage (A_KEEP masks a raw triangular A by them, tf32/operand_triangle.cuh). Unused, and
+// dropped by the compiler, otherwise.
+struct OperandCursor {
+  int m0;  // the tile's first row of A'
+  int k0;  // K of the next stage
+};
+
 // Waits for the GROUP_STAGES stages from `ring` and returns their shared addresses (and with
-// TRANSFORM_B whether their B tiles held inf or NaN).
+// TRANSFORM_B whether their B tiles held inf or NaN), and where they lie (from `at`).
 struct StageGroup {
   unsigned addr[GROUP_STAGES];
   bool b_nonfinite = false;
+  int m0 = 0, k0 = 0;  // the tile's first row, the K of the group's first stage
 };
 
 #include "tf32/a_fragments.cuh"
-__device__ __forceinline__ StageGroup acquire_group(const SharedRing& ring_smem, Ring& ring) {
+__device__ __forceinline__ StageGroup acquire_group(const SharedRing& ring_smem, Ring& ring, OperandCursor& at) {
   StageGroup group;
+  group.m0 = at.m0, group.k0 = at.k0;
+  at.k0 += GROUP_STAGES * BLOCK_K;
 #pragma unroll
   for (int s = 0; s < GROUP_STAGES; ++s) {
     ring_smem.wait_operands(ring.stage, ring.phase);
@@ -190,9 +201,9 @@ __device__ __forceinline__ void blocks_tf32x3(RunningSum& sum, float (&blk)[2][A
 
 template <int FIRST>
 __device__ __forceinline__ void group_tf32x3(RunningSum& sum, float (&blk)[2][ACC_REGS], AFragments (&frags)[2],
-                                             const SharedRing& ring_smem, Ring& ring, Ring& done,
+                                             const SharedRing& ring_smem, Ring& ring, OperandCursor& at, Ring& done,
                                              bool& has_prev, int wg_row0, bool nan_guard) {
-  const StageGroup group = acquire_group(ring_smem, ring);
+  const StageGroup group = acquire_group(ring_smem, ring, at);
   blocks_tf32x3<FIRST>(sum, blk, frags, group, ring_smem, done, has_prev, wg_row0, nan_guard);
 }
 
@@ -207,9 +218,9 @@ __device__ __forceinline__ void finish_tf32x3(RunningSum& sum, float (&blk)[2][A
 }
 
 // tf32x3 main loop of one piece of work: sum = op(A) op(B) over its `stages` stages of K (a
-// multiple of GROUP_STAGES), blockwise in FP32.
-__device__ __forceinline__ void mainloop_tf32x3(RunningSum& sum, const SharedRing& ring_smem,
-                                                Ring& ring, int stages, int wg_row0, bool nan_guard) {
+// multiple of GROUP_STAGES) from `at`, blockwise in FP32.
+__device__ __forceinline__ void mainloop_tf32x3(RunningSum& sum, const SharedRing& ring_smem, Ring& ring,
+                                                OperandCursor at, int stages, int wg_row0, bool nan_guard) {
   sum.reset();
   const int groups = stages / GROUP_STAGES;
   if constexpr (ACC_BUFFERS == 2) {
@@ -221,11 +232,11 @@ __device__ __forceinline__ void mainloop_tf32x3(RunningSum& sum, const SharedRin
     bool has_prev = false;
     int g = 0;
     for (; g + 1 < groups; g += 2) {
-      group_tf32x3<0>(sum, blk, frags, ring_smem, ring, done, has_prev, wg_row0, nan_guard);
-      group_tf32x3<GROUP_BLOCKS % 2>(sum, blk, frags, ring_smem, ring, done, has_prev, wg_row0, nan_guard);
+      group_tf32x3<0>(sum, blk, frags, ring_smem, ring, at, done, has_prev, wg_row0, nan_guard);
+      group_tf32x3<GROUP_BLOCKS % 2>(sum, blk, frags, ring_smem, ring, at, done, has_prev, wg_row0, nan_guard);
     }
     if (g < groups) {
-      group_tf32x3<0>(sum, blk, frags, ring_smem, ring, done, has_prev, wg_row0, nan_guard);
+      group_tf32x3<0>(sum, blk, frags, ring_smem, ring, at, done, has_prev, wg_row0, nan_guard);
       finish_tf32x3<(GROUP_BLOCKS - 1) % 2>(sum, blk, ring_smem, done);
     } else {
       finish_tf32x3<1>(sum, blk, ring_smem, done);  // the pair's last block: (2 * GROUP_BLOCKS - 1) % 2
@@ -237,7 +248,7 @@ __device__ __forceinline__ void mainloop_tf32x3(RunningSum& sum, const SharedRin
     AFragments frags;  // A_IN_REGISTERS: the block's A fragments (each block is waited for)
     for (int g = 0; g < groups; ++g) {
       Ring done = ring;
-      const StageGroup group = acquire_group(ring_smem, ring);
+      const StageGroup group = acquire_group(ring_smem, ring, at);
 #pragma unroll
       for (int b = 0; b < GROUP_BLOCKS; ++b) {
         issue_block_add_previous(blk, blk, sum, false, group, b * ACC_STEPS, wg_row0, nan_guard, frags);
@@ -258,13 +269,13 @@ __device__ __forceinline__ void mainloop_tf32x3(RunningSum& sum, const SharedRin
 // caller alternates two so that the previous stage's (still in flight) are not overwritten.
 template <bool BLOCKED>
 __device__ __forceinline__ void stage_tf32(float (&acc)[ACC_REGS], float (&sum)[ACC_REGS], AFragments& f,
-                                           const SharedRing& ring_smem, Ring& ring, int ks, int stages,
-                                           int& previous, int wg_row0) {
+                                           const SharedRing& ring_smem, Ring& ring, const OperandCursor& at, int ks,
+                                           int stages, int& previous, int wg_row0) {
   constexpr int BLOCK_STAGES = BLOCKED ? TF32_BLOCK_STAGES : 1;
   ring_smem.wait_operands(ring.stage, ring.phase);
   const unsigned stage = ring_smem.stage_addr(ring.stage);
   const bool fresh = BLOCKED ? ks % BLOCK_STAGES == 0 : ks == 0;  // acc starts over
-  if constexpr (A_IN_REGISTERS) load_a_fragments(f, StageGroup{{stage}}, 0, wg_row0);
+  if constexpr (A_IN_REGISTERS) load_a_fragments(f, StageGroup{{stage}, false, at.m0, at.k0 + ks * BLOCK_K}, 0, wg_row0);
   wgmma_fence();
 #pragma unroll
   for (int step = 0; step < K_STEPS; ++step) {
@@ -287,31 +298,31 @@ __device__ __forceinline__ void stage_tf32(float (&acc)[ACC_REGS], float (&sum)[
 
 template <bool BLOCKED>
 __device__ __forceinline__ void stages_tf32(float (&acc)[ACC_REGS], float (&sum)[ACC_REGS],
-                                            const SharedRing& ring_smem, Ring& ring, int stages,
-                                            int wg_row0) {
+                                            const SharedRing& ring_smem, Ring& ring, const OperandCursor& at,
+                                            int stages, int wg_row0) {
   // Stages go in pairs, f[0] then f[1], and an odd last one takes f[0]: on every path the
   // fragments being written are not those of the group still in flight (ptxas checks).
   AFragments f[2];
   int previous = -1;
   int ks = 0;
   for (; ks + 1 < stages; ks += 2) {
-    stage_tf32<BLOCKED>(acc, sum, f[0], ring_smem, ring, ks, stages, previous, wg_row0);
-    stage_tf32<BLOCKED>(acc, sum, f[1], ring_smem, ring, ks + 1, stages, previous, wg_row0);
+    stage_tf32<BLOCKED>(acc, sum, f[0], ring_smem, ring, at, ks, stages, previous, wg_row0);
+    stage_tf32<BLOCKED>(acc, sum, f[1], ring_smem, ring, at, ks + 1, stages, previous, wg_row0);
   }
   if (ks < stages)
-    stage_tf32<BLOCKED>(acc, sum, f[0], ring_smem, ring, ks, stages, previous, wg_row0);
+    stage_tf32<BLOCKED>(acc, sum, f[0], ring_smem, ring, at, ks, stages, previous, wg_row0);
   wgmma_wait<0>();
   release(ring_smem, previous);
 }
 
-__device__ __forceinline__ void mainloop_tf32(float (&sum)[ACC_REGS], const SharedRing& ring_smem,
-                                              Ring& ring, int stages, int wg_row0) {
+__device__ __forceinline__ void mainloop_tf32(float (&sum)[ACC_REGS], const SharedRing& ring_smem, Ring& ring,
+                                              const OperandCursor& at, int stages, int wg_row0) {
   if constexpr (TF32_BLOCK_STAGES > 0) {
 #pragma unroll
     for (int j = 0; j < ACC_REGS; ++j) sum[j] = 0.0f;
     float blk[ACC_REGS];  // one accumulation block (64 x BLOCK_N per warpgroup)
-    stages_tf32<true>(blk, sum, ring_smem, ring, stages, wg_row0);
+    stages_tf32<true>(blk, sum, ring_smem, ring, at, stages, wg_row0);
   } else {
-    stages_tf32<false>(sum, sum, ring_smem, ring, stages, wg_row0);
+    stages_tf32<false>(sum, sum, ring_smem, ring, at, stages, wg_row0);
   }
 }

@@ -11,6 +11,9 @@
 // (the plane's layout), and the same warps round it there in place, 16 bytes per access
 // (tf32x3: the big part back, the small part into the small plane). No transpose.
 //
+// B_KEEP: a triangular B' is masked as it is rewritten, in the stages that meet its diagonal
+// (tf32/operand_triangle.cuh): no pre-pass copies it dense first.
+//
 // Not self-standing: wgmma_gemm.cu includes it after its constants and the ring.
 //
 // Per stage: the producer's TMA completes full[s]; the transform warps wait for it, write the
@@ -19,6 +22,8 @@
 // consumers wait for full[s] (their raw A) and ready[s]. The slot is reused only after the
 // consumers released it, so the planes of a stage are never written while wgmma reads them.
 #pragma once
+
+#include "tf32/operand_triangle.cuh"
 
 constexpr int TRANSFORM_THREADS = 96;       // warps 1..3 of the producer warpgroup
 constexpr unsigned TRANSFORM_BARRIER = 5;   // named barrier (1..2: the consumers' votes)
@@ -44,6 +49,7 @@ static_assert(!TRANSFORM_B || (BLOCK_K % 32 == 0 && BLOCK_N % 32 == 0 && (!B_K_M
 struct PiecePlace {
   unsigned raw_row, raw_x;      // raw tile: byte offset of row k, and (chunk ^ (k % 8)) * 16
   unsigned plane_row, plane_x;  // plane: byte offset of row n, and (chunk ^ (n % 8)) * 16
+  int n, k;                     // the piece's first row and K value in the tile (B_KEEP)
 };
 
 __device__ __forceinline__ PiecePlace place_of(unsigned piece) {
@@ -51,7 +57,14 @@ __device__ __forceinline__ PiecePlace place_of(unsigned piece) {
   const unsigned box = block % RAW_B_BOXES, sub = block / RAW_B_BOXES;  // 32-column box of N, 32-row block of K
   const unsigned kc = (t + d) % 8;                                      // n = 32 box + 4 t, k = 32 sub + 4 kc
   return {(box * BLOCK_K + sub * 32 + 4 * kc) * 128, (t ^ (4 * (kc % 2))) * 16,
-          (sub * BLOCK_N + box * 32 + 4 * t) * 128, (kc ^ (4 * (t % 2))) * 16};
+          (sub * BLOCK_N + box * 32 + 4 * t) * 128, (kc ^ (4 * (t % 2))) * 16,
+          (int)(box * 32 + 4 * t), (int)(sub * 32 + 4 * kc)};
+}
+
+// B_KEEP: whether the stage's tile (rows n0 .., K from k0) meets the diagonal of a triangular B'
+// and its values must be masked (tf32/operand_triangle.cuh).
+__device__ __forceinline__ bool stage_masked(int n0, int k0) {
+  return B_KEEP != 0 && !triangle_inside<B_KEEP, BLOCK_N, BLOCK_K>(n0, k0);
 }
 
 // Writes piece x (x[i][j] = B(n + j, k + i)) as four rows n + j of the stage's B planes: rounded
@@ -79,14 +92,21 @@ __device__ __forceinline__ void store_piece(unsigned stage, const float (&x)[4][
   }
 }
 
-// One piece of the stage; returns whether it held inf or NaN.
-__device__ __forceinline__ bool transform_piece(unsigned stage, const PiecePlace& at) {
+// One piece of the stage (tile rows from n0, K from k0; masked: B_KEEP's triangle meets it);
+// returns whether it held inf or NaN.
+__device__ __forceinline__ bool transform_piece(unsigned stage, const PiecePlace& at, bool masked, int n0, int k0) {
   const unsigned row = raw_b_tile(stage) + at.raw_row;
   float x[4][4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const float4 v = lds_v4(row + 128 * i + (at.raw_x ^ (16 * i)));
     x[i][0] = v.x, x[i][1] = v.y, x[i][2] = v.z, x[i][3] = v.w;
+  }
+  if (B_KEEP != 0 && masked) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) x[i][j] = triangle_value<B_KEEP, B_UNIT>(x[i][j], n0 + at.n + j, k0 + at.k + i);
   }
   bool nonfinite = false;  // one compare per value (|x| >= inf, or NaN)
 #pragma unroll
@@ -103,13 +123,14 @@ __device__ __forceinline__ bool transform_piece(unsigned stage, const PiecePlace
 // The stage's pieces, spread over the transform threads (ct = 0 .. TRANSFORM_THREADS-1, a
 // multiple of 8, so the groups of eight stay aligned).
 constexpr int TRANSFORM_ROUNDS = (TRANSFORM_PIECES + TRANSFORM_THREADS - 1) / TRANSFORM_THREADS;
-__device__ __forceinline__ bool transform_stage(unsigned stage, int ct) {
+__device__ __forceinline__ bool transform_stage(unsigned stage, int ct, int n0, int k0) {
+  const bool masked = stage_masked(n0, k0);
   bool nonfinite = false;
 #pragma unroll 1
   for (int round = 0; round < TRANSFORM_ROUNDS; ++round) {
     const unsigned piece = ct + round * TRANSFORM_THREADS;
     if (TRANSFORM_PIECES % TRANSFORM_THREADS != 0 && piece >= TRANSFORM_PIECES) break;
-    nonfinite |= transform_piece(stage, place_of(piece));
+    nonfinite |= transform_piece(stage, place_of(piece), masked, n0, k0);
   }
   return nonfinite;
 }
@@ -118,7 +139,17 @@ __device__ __forceinline__ bool transform_stage(unsigned stage, int ct) {
 // robin (consecutive threads, consecutive chunks: no bank conflicts). Returns whether any value
 // was inf or NaN.
 constexpr int ROUND_CHUNKS = BLOCK_N * BLOCK_K / 4;
-__device__ __forceinline__ bool round_stage(unsigned stage, int ct) {
+// B_KEEP: chunk `chunk` of the plane ([BLOCK_K / 32][BLOCK_N rows (n)][32 k], 128-byte swizzled)
+// holds B'(n0 + n, k0 + k .. k0 + k + 3); masks those four values.
+__device__ __forceinline__ void mask_chunk(float (&x)[4], int chunk, int n0, int k0) {
+  const int row = chunk / 8, n = row % BLOCK_N, sub = row / BLOCK_N;
+  const int k = sub * 32 + ((chunk % 8) ^ (n % 8)) * 4;  // the swizzle undone
+#pragma unroll
+  for (int i = 0; i < 4; ++i) x[i] = triangle_value<B_KEEP, B_UNIT>(x[i], n0 + n, k0 + k + i);
+}
+
+__device__ __forceinline__ bool round_stage(unsigned stage, int ct, int n0, int k0) {
+  const bool masked = stage_masked(n0, k0);
   bool nonfinite = false;
   const unsigned plane = b_tile(stage, 0);
 #pragma unroll 4
@@ -126,6 +157,7 @@ __device__ __forceinline__ bool round_stage(unsigned stage, int ct) {
     const unsigned addr = plane + 16 * chunk;
     const float4 v = lds_v4(addr);
     float x[4] = {v.x, v.y, v.z, v.w}, big[4], small[4];
+    if (B_KEEP != 0 && masked) mask_chunk(x, chunk, n0, k0);
     const bool special = !isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2]) || !isfinite(x[3]);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
@@ -148,10 +180,10 @@ __device__ __forceinline__ bool round_stage(unsigned stage, int ct) {
 __device__ __forceinline__ void transform_b(const SharedRing& ring_smem, const TileSchedule& s) {
   const int ct = threadIdx.x - 32;
   Ring ring;
-  for_each_stage(s, [&](TileCoord, int) {
+  for_each_stage(s, [&](TileCoord tile, int k0) {
     mbarrier_wait(ring_smem.full(ring.stage), ring.phase);
     const unsigned stage = ring_smem.stage_addr(ring.stage);
-    const bool nonfinite = B_K_MAJOR ? round_stage(stage, ct) : transform_stage(stage, ct);
+    const bool nonfinite = B_K_MAJOR ? round_stage(stage, ct, tile.n0, k0) : transform_stage(stage, ct, tile.n0, k0);
     fence_proxy_async_shared();  // the planes, for wgmma
     // The vote also orders every thread's stores before thread 0's arrival (release).
     const bool any = barrier_any(TRANSFORM_BARRIER, TRANSFORM_THREADS, nonfinite);

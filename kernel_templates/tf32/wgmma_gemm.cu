@@ -31,6 +31,10 @@
 // list of tiles and K ranges instead (tf32/tile_schedule.cuh); a tile with no K units is
 // stored with no arithmetic. FILL = 1 (2): elements of the kernel's result above (below) its
 // diagonal are written as zeros (the host passes the fill of C^T when TRANSPOSE_C).
+// A_KEEP, B_KEEP (a triangular operand read raw: A in registers, B transformed or rounded):
+// the kernel's A'(m, k) or B'(n, k) is taken as zero outside its triangle (1: k <= row kept,
+// 2: k >= row kept) and, with A_UNIT / B_UNIT, as one on the diagonal, whatever memory holds
+// there (tf32/operand_triangle.cuh). The pre-pass masks plane-fed operands itself.
 // SPLIT_K > 1 (huge K, or too few tiles to fill the SMs): the work list's items are pieces of
 // tiles along K; each piece's partial sum (alpha 1, beta 0 from the host) goes to its slot of
 // the split-K workspace, C + slot * (rows of C) * ldc, and fp32/split_k_reduce.cu adds the
@@ -72,6 +76,7 @@ constexpr int B_K_MAJOR = 0;       // TRANSFORM_B: 1: B raw K-major (stored N x 
 constexpr int STREAM_K = 0;        // 1: the tiles of the last wave are shared out along K (tf32/tile_schedule.cuh)
 constexpr int CLUSTER = 1;         // 2: CTA pairs on tiles side by side along N, each loading half of A for both
 constexpr int FILL = 0, WORK_LIST = 0;  // structure (see above)
+constexpr int A_KEEP = 0, A_UNIT = 0, B_KEEP = 0, B_UNIT = 0;  // raw triangular operands (see above)
 constexpr int SPLIT_K = 1;         // > 1: K pieces of a work list, partial sums to slots (see above)
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;     // setmaxnreg budgets (CONSUMERS > 1)
 constexpr int SMEM_BYTES = -1;                             // host's number; < 0: unchecked
@@ -149,6 +154,12 @@ static_assert(CLUSTER == 1 || CLUSTER == 2, "CLUSTER is 1 or 2 CTAs");
 static_assert(CLUSTER == 1 || (!STREAM_K && !CONVERT_B), "a CTA pair walks whole tiles with B planes from a pre-pass");
 static_assert(WORK_LIST == 0 || (WORK_LIST == 1 && !STREAM_K && CLUSTER == 1), "a work list holds whole tiles, one CTA each");
 static_assert(FILL >= 0 && FILL <= 2, "FILL is 0 (full), 1 (lower) or 2 (upper)");
+static_assert(A_KEEP >= 0 && A_KEEP <= 2 && B_KEEP >= 0 && B_KEEP <= 2 && (A_UNIT == 0 || A_UNIT == 1) &&
+                  (B_UNIT == 0 || B_UNIT == 1),
+              "A_KEEP, B_KEEP are 0 (all), 1 (k <= row) or 2 (k >= row); A_UNIT, B_UNIT are 0 or 1");
+static_assert((A_KEEP == 0 || A_IN_REGISTERS) && (B_KEEP == 0 || TRANSFORM_B) && (A_UNIT == 0 || A_KEEP != 0) &&
+                  (B_UNIT == 0 || B_KEEP != 0),
+              "the kernel masks only a triangular operand it reads raw (A in registers, B transformed or rounded)");
 static_assert(SPLIT_K >= 1 && (SPLIT_K == 1 || (WORK_LIST == 1 && FILL == 0)),
               "K pieces come from a work list, and their partial sums are stored whole (the reduction fills)");
 static_assert(RASTER_GROUP >= 1, "RASTER_GROUP counts tile rows per launch group");
@@ -373,13 +384,14 @@ __device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, con
   Ring ring;
   auto work_on = [&](const Work& w) {
     const int stages = w.units * GROUP_STAGES;
+    const OperandCursor at{s.coord(w.tile).m0, w.first_unit * GROUP_STAGES * BLOCK_K};
     // Running sums: 64 x BLOCK_N per warpgroup, fragment layout of common/wgmma.cuh.
     if constexpr (TF32X3) {
       RunningSum sum;
       if (WORK_LIST && stages == 0)
         sum.reset();  // a structurally zero tile: nothing in the ring for it
       else
-        mainloop_tf32x3(sum, ring_smem, ring, stages, wg_row0, nan_guard);
+        mainloop_tf32x3(sum, ring_smem, ring, at, stages, wg_row0, nan_guard);
       finish_work(sum.total, s, w, sk, wg, C, ldc, M, N, alpha, beta);
     } else {
       float sum[ACC_REGS];
@@ -387,7 +399,7 @@ __device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, con
 #pragma unroll
         for (int j = 0; j < ACC_REGS; ++j) sum[j] = 0.0f;
       } else {
-        mainloop_tf32(sum, ring_smem, ring, stages, wg_row0);
+        mainloop_tf32(sum, ring_smem, ring, at, stages, wg_row0);
       }
       finish_work(sum, s, w, sk, wg, C, ldc, M, N, alpha, beta);
     }

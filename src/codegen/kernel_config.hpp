@@ -139,6 +139,12 @@ struct KernelSpecialization {
   int vec_c = 4;
   Triangle fill = Triangle::None;  // the part of C kept (the rest written as zeros)
   bool work_list = false;          // tiles and K ranges from a work list (exec/work_list.hpp)
+  // Triangular operands: the nonzero triangles of op(A) and op(B) (ProductTriangles' a and b)
+  // and their unit diagonals. Only a family that reads such an operand raw and masks it in the
+  // kernel (wgmma: A in registers, B transformed or rounded) renders them; the others are
+  // given dense copies and ignore them.
+  Triangle a_triangle = Triangle::None, b_triangle = Triangle::None;
+  bool a_unit = false, b_unit = false;
 
   std::string suffix() const;  // "NT_v4v1v4", then "_fl" / "_fu" for a fill and "_wl" for a work list
   friend bool operator==(const KernelSpecialization&, const KernelSpecialization&) = default;

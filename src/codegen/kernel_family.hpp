@@ -115,11 +115,13 @@ class KernelFamilyRules {
   virtual LaunchGeometry geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t k, int sm_count) const = 0;
 };
 
-// What a problem key fixes at compile time: its transposes, vector widths, the fill, and
-// whether its structure leaves tiles that need less than all of K (a work list).
+// What a problem key fixes at compile time: its transposes, vector widths, the fill, whether
+// its structure leaves tiles that need less than all of K (a work list), and its triangular
+// operands.
 inline KernelSpecialization specialization_of(const ProblemKey& key) noexcept {
   const ProductTriangles t = product_triangles(key);
-  return {key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c, t.c, t.any()};
+  return {key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c, t.c, t.any(), t.a, t.b,
+          has_unit_diagonal(key.structure_a), has_unit_diagonal(key.structure_b)};
 }
 
 // The prologue line every template reads for structure: FILL (0 full, 1 keep the lower

@@ -38,6 +38,18 @@ inline bool transformed_operand_mn_major(const KernelConfig& c, Op trans_a, Op t
   return converted_operand_transposed(c, trans_a, trans_b);
 }
 
+// The triangular operands a config reads raw and masks in the kernel (A_KEEP, A_UNIT, B_KEEP,
+// B_UNIT of tf32/wgmma_gemm.cu; tf32/operand_triangle.cuh): the kernel's A' when it is in
+// registers, its B' when transformed or rounded in shared memory. keep: 0 none, 1 the
+// elements k <= row of A'(m, k) or B'(n, k), 2 those with k >= row. A raw operand the kernel
+// does not mask (symmetric, or B converted) is copied dense first (exec/launch_plan.hpp).
+struct WgmmaOperandMasks {
+  int a_keep = 0, b_keep = 0;
+  bool a_unit = false, b_unit = false;
+  friend bool operator==(const WgmmaOperandMasks&, const WgmmaOperandMasks&) = default;
+};
+WgmmaOperandMasks wgmma_operand_masks(const KernelConfig& c, const KernelSpecialization& s);
+
 // setmaxnreg budgets the renderer writes into the prologue (PRODUCER_REGS, CONSUMER_REGS):
 // the producer warpgroup gives registers up, the consumers take 232 each (40 * 128 + 232 *
 // 256 <= 65536). At entry __launch_bounds__(384, 1) caps every thread at 168.

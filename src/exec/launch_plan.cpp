@@ -30,13 +30,16 @@ class RegionAllocator {
   size_t end_ = 0;
 };
 
-// Which structured operands a kernel reads in place, and so needs copied dense first: all of
-// them for the split-K families; for wgmma the one in registers and the source of a B
-// converted or transformed in the kernel (the pre-pass reads the others' structure itself).
+// Which structured operands a kernel reads in place unmasked, and so needs copied dense first:
+// all of them for the split-K families; for wgmma the one in registers and the source of a B
+// converted or transformed in the kernel, unless the kernel masks it (a triangular operand read
+// raw: wgmma_operand_masks). The pre-pass reads a plane-fed operand's structure itself.
 void mark_structured_operands(const KernelConfig& c, const ProblemKey& p, PlannedOperand& a, PlannedOperand& b) {
   bool a_in_place = true, b_in_place = true;
   if (const WgmmaParams* w = c.if_wgmma()) {
-    const bool kernel_a_in_place = w->a_in_registers(), kernel_b_in_place = w->b != WgmmaB::Planes;
+    const WgmmaOperandMasks masks = wgmma_operand_masks(c, specialization_of(p));
+    const bool kernel_a_in_place = w->a_in_registers() && masks.a_keep == 0;
+    const bool kernel_b_in_place = w->b != WgmmaB::Planes && masks.b_keep == 0;
     a_in_place = w->swap_ab ? kernel_b_in_place : kernel_a_in_place;
     b_in_place = w->swap_ab ? kernel_a_in_place : kernel_b_in_place;
   }

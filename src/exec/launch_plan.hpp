@@ -17,8 +17,10 @@
 // (partial products: K pieces, split_k > 1, split_k x M x ld floats in C's layout) and of a
 // split-K kernel: [partial products, split_k x M x ld][expanded A][expanded B][work list].
 // Structured operands: the wgmma pre-pass reads them in place (it writes zeros outside a
-// triangle, mirrors a symmetric one); an operand a kernel reads in place instead is first
-// copied into "expanded" as the dense matrix it stands for, in its stored layout. Triangular
+// triangle, mirrors a symmetric one); a triangular operand a wgmma kernel reads raw (A in
+// registers, B transformed or rounded) is masked by the kernel itself; any other structured
+// operand a kernel reads in place is first copied into "expanded" as the dense matrix it
+// stands for, in its stored layout. Triangular
 // operands, a fill or wgmma K pieces add the work list (exec/work_list.hpp), uploaded before
 // the launch.
 // Every region starts on a 256-byte boundary; absent regions have 0 bytes.

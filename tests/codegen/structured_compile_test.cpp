@@ -1,12 +1,15 @@
 // Structured products compile in every family: the work-list walk and the fill epilogue
 // (WORK_LIST = 1, FILL = 1 or 2) of the SIMT, mma.sync and wgmma templates, on a sample of
 // each mode's candidates for lowertri-like keys (both operands triangular, a fill), with no
-// spills and within the register caps the unstructured kernels keep.
+// spills and within the register caps the unstructured kernels keep; and the wgmma kernels that
+// read both triangular operands raw and mask them.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include "codegen/candidate_space.hpp"
 #include "codegen/mma_sync_family.hpp"
@@ -41,6 +44,21 @@ TEST_P(StructuredCompiles, WorkListAndFillInEveryFamily) {
     if (configs.size() > 6) configs.resize(6);  // the paths, not every tile: CI compiles these on 2 cores
     if (GetParam() != Precision::FP32) configs.push_back(mma_representative_sample(key).front());
     configs.push_back(untuned_config(key));
+    // Both triangular operands read raw and masked by the kernel (tf32/operand_triangle.cuh): A
+    // in registers with B transformed, and swapped with B' = op(A) rounded in shared memory.
+    if (GetParam() != Precision::FP32 && trans_a == Op::N) {
+      const bool x3 = GetParam() == Precision::TF32x3;
+      for (std::string_view name : x3 ? std::vector<std::string_view>{"wgmma_tf32x3_128x96x32_c2_s3_a32_b1_m0_g8_rst_tw",
+                                                                        "wgmma_tf32x3_128x96x32_c2_s5_a32_b1_m0_g8_rs_swap_rb"}
+                                      : std::vector<std::string_view>{"wgmma_tf32_128x192x32_c2_s3_a0_b1_m0_g8_rs_tw",
+                                                                        "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_rb"}) {
+        const KernelConfig c = KernelConfig::parse(name);
+        const RenderedKernel k = render_kernel(c, spec);
+        EXPECT_EQ(k.source.find("A_KEEP = 0"), std::string::npos) << k.kernel_name;
+        EXPECT_EQ(k.source.find("B_KEEP = 0"), std::string::npos) << k.kernel_name;
+        kernels.push_back(k);
+      }
+    }
     for (const KernelConfig& c : configs) {
       const RenderedKernel k = render_kernel(c, spec);
       EXPECT_NE(k.source.find(fmt::format("constexpr int FILL = ")), std::string::npos) << k.kernel_name;

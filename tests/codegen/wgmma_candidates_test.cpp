@@ -183,6 +183,42 @@ TEST(WgmmaSplitK, NamesValidityRenderingAndGrid) {
   EXPECT_EQ(launch_geometry(few, 256, 256, 4096, 132).grid_x, 32u);
 }
 
+// Triangular operands read raw are masked by the kernel: which of A', B' and how (A_KEEP 1:
+// k <= row kept, 2: k >= row), in the prologue and the kernel name; plane-fed operands and
+// symmetric ones are not (the pre-pass or a dense copy takes care of them).
+TEST(WgmmaOperandMasks, RawTriangularOperandsInTheKernelsTerms) {
+  ProblemKey lowertri = key_of(Precision::TF32x3, 4096, 4096, 4096);
+  lowertri.structure_a = Structure::Lower, lowertri.structure_b = Structure::LowerUnit, lowertri.fill = Fill::Lower;
+  const KernelSpecialization spec = specialization_of(lowertri);
+  auto masks = [&](std::string_view name) { return wgmma_operand_masks(KernelConfig::parse(name), spec); };
+  // A' = op(A) lower: k <= m; B'(n, k) = op(B)(k, n) lower: k >= n, a unit diagonal.
+  EXPECT_EQ(masks("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_tw"), (WgmmaOperandMasks{1, 2, false, true}));
+  // Swapped: A' = op(B)^T (k >= m, unit), B' = op(A) (k <= n).
+  EXPECT_EQ(masks("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_swap_rb"), (WgmmaOperandMasks{2, 1, true, false}));
+  // Plane-fed: the pre-pass masks them.
+  EXPECT_EQ(masks("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8"), WgmmaOperandMasks{});
+  EXPECT_EQ(masks("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs"), (WgmmaOperandMasks{1, 0, false, false}));
+  // op T: a lower A used transposed is upper.
+  ProblemKey transposed = lowertri;
+  transposed.trans_a = Op::T;
+  EXPECT_EQ(wgmma_operand_masks(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs"),
+                                specialization_of(transposed)),
+            (WgmmaOperandMasks{2, 0, false, false}));
+  // Symmetric operands are never masked.
+  ProblemKey symmetric = lowertri;
+  symmetric.structure_a = symmetric.structure_b = Structure::Symmetric;
+  EXPECT_EQ(wgmma_operand_masks(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_tw"),
+                                specialization_of(symmetric)),
+            WgmmaOperandMasks{});
+  const RenderedKernel r = render_kernel(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_swap_rb"), spec);
+  EXPECT_NE(r.source.find("constexpr int A_KEEP = 2, A_UNIT = 1, B_KEEP = 1, B_UNIT = 0;"), std::string::npos);
+  EXPECT_TRUE(r.kernel_name.ends_with("_tau1_tbl")) << r.kernel_name;
+  const RenderedKernel general = render_kernel(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_tw"),
+                                               specialization_of(key_of(Precision::TF32x3, 4096, 4096, 4096)));
+  EXPECT_NE(general.source.find("constexpr int A_KEEP = 0, A_UNIT = 0, B_KEEP = 0, B_UNIT = 0;"), std::string::npos);
+  EXPECT_EQ(general.kernel_name.find("_ta"), std::string::npos) << general.kernel_name;
+}
+
 TEST(WgmmaCandidates, DefaultsAreTheFastestMeasured) {
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 4096, 4096, 4096)).name(),
             "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");

@@ -158,11 +158,27 @@ TEST(LaunchPlan, TriangularOperandsAndFill) {
   ASSERT_EQ(plan.work.cta_begin.size(), size_t{plan.main.grid_x} + 1);
   EXPECT_EQ(plan.work_words.size(), 4 * plan.work.items.size() + plan.work.cta_begin.size());
   expect_sound(plan);
-  // Swapped (C^T = op(B)^T op(A)^T): the kernel's triangles are the transposed ones.
-  plan = make_launch_plan(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs_swap"), key, {132, 0});
+  // Swapped (C^T = op(B)^T op(A)^T): the kernel's triangles are the transposed ones. The raw
+  // operand in registers is B, triangular: the kernel masks it, no dense copy.
+  KernelConfig swapped = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs_swap");
+  plan = make_launch_plan(swapped, key, {132, 0});
   EXPECT_EQ((plan.triangles == ProductTriangles{Triangle::Upper, Triangle::Upper, Triangle::Upper}), true);
-  EXPECT_TRUE(plan.b.expanded);  // the raw operand in registers is B: its dense copy
+  EXPECT_FALSE(plan.a.expanded || plan.b.expanded);
+  EXPECT_EQ(plan.workspace.expanded_a.bytes + plan.workspace.expanded_b.bytes, 0u);
+  EXPECT_TRUE(plan.prepass_b && !plan.prepass_a);  // B' = op(A) from the masking pre-pass
+  // A symmetric operand read raw is not masked but copied dense (mirrored) first.
+  ProblemKey symmetric = key;
+  symmetric.structure_b = Structure::SymmetricUpper;
+  plan = make_launch_plan(swapped, symmetric, {132, 0});
+  EXPECT_TRUE(plan.b.expanded);
   EXPECT_FALSE(plan.a.expanded);
+  // No pre-pass at all: A' = op(B)^T in registers and B' = op(A) rounded in shared memory,
+  // both masked by the kernel.
+  plan = make_launch_plan(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs_swap_rb"), key, {132, 0});
+  EXPECT_FALSE(plan.a.expanded || plan.b.expanded || plan.prepass_a || plan.prepass_b);
+  EXPECT_EQ(plan.workspace.a_planes.bytes + plan.workspace.b_planes.bytes + plan.workspace.expanded_a.bytes +
+                plan.workspace.expanded_b.bytes,
+            0u);
   // A stream-K tail or CTA pairs cannot walk a work list: refused, and served adapted.
   const KernelConfig sk = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_sk");
   EXPECT_THROW(make_launch_plan(sk, key, {132, 0}), InvalidArgument);

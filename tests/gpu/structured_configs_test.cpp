@@ -5,13 +5,38 @@
 // operands (gpu_fixture.hpp run_case). This covers the masked pre-pass, the dense copies of
 // operands read in place, the work-list walk (persistent wgmma CTAs and one-tile-per-CTA
 // SIMT / mma.sync), the fill epilogues, swapped wgmma (the kernel's triangles transposed) and
-// the split-K reduction's fill.
+// the split-K reduction's fill; and the wgmma kernels that read a triangular operand raw (A in
+// registers, B transformed or rounded in shared memory) and mask it themselves.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <tuple>
+
+#include "codegen/candidate_space.hpp"
+#include "codegen/wgmma_family.hpp"
 #include "config_cases.hpp"
 
 namespace jitgemm::testing {
 namespace {
+
+// The candidates that mask a triangular operand in the kernel, the first of each kind (where
+// B comes from, swapped or not, A rounded or truncated): code paths the sample may miss.
+bool wgmma_operand_masks_empty(const KernelConfig& c, const ProblemKey& key) {
+  return c.if_wgmma() == nullptr || wgmma_operand_masks(c, specialization_of(key)) == WgmmaOperandMasks{};
+}
+
+std::vector<KernelConfig> masked_raw_configs(const ProblemKey& key) {
+  std::vector<KernelConfig> out;
+  std::set<std::tuple<int, bool, int>> kinds;
+  for (const KernelConfig& c : tuning_candidates(key)) {
+    const WgmmaParams* w = c.if_wgmma();
+    if (w == nullptr) continue;
+    const WgmmaOperandMasks m = wgmma_operand_masks(c, specialization_of(key));
+    if (m.a_keep == 0 && m.b_keep == 0) continue;
+    if (kinds.insert({static_cast<int>(w->b), w->swap_ab, static_cast<int>(w->a)}).second) out.push_back(c);
+  }
+  return out;
+}
 
 class StructuredConfigs : public ::testing::TestWithParam<Precision> {};
 
@@ -33,7 +58,7 @@ TEST_P(StructuredConfigs, EverySampleConfigOnTriangularOperandsAndFills) {
       {513, 513, 300, Op::N, Op::N, Structure::Lower, Structure::Upper, Fill::Full, 1.0f, 0.0f, 0},  // trapezoidal
       {640, 640, 640, Op::T, Op::T, Structure::SymmetricUpper, Structure::Upper, Fill::Lower, 1.0f, 1.0f, 0},
   };
-  int launched = 0;
+  int launched = 0, masked = 0;
   for (const Case& s : cases) {
     GemmProblem p;
     p.precision = GetParam();
@@ -41,15 +66,22 @@ TEST_P(StructuredConfigs, EverySampleConfigOnTriangularOperandsAndFills) {
     p.structure_a = s.sa, p.structure_b = s.sb, p.fill = s.fill;
     p.alpha = s.alpha, p.beta = s.beta;
     if (s.pad != 0) p.lda = p.effective_lda() + s.pad, p.ldb = p.effective_ldb() + s.pad, p.ldc = p.effective_ldc() + s.pad;
-    for (const KernelConfig& config : code_path_configs(make_problem_key(p))) {
+    const ProblemKey key = make_problem_key(p);
+    std::vector<KernelConfig> configs = code_path_configs(key);
+    const std::vector<KernelConfig> raw = masked_raw_configs(key);
+    configs.insert(configs.end(), raw.begin(), raw.end());
+    for (const KernelConfig& config : configs) {
       const std::optional<CaseResult> r = runner.run(config, p, 900 + launched, RandomKind::SignedNormal);
       if (!r) continue;  // alignment: the launcher refuses it
       ++launched;
+      masked += !wgmma_operand_masks_empty(config, key);
       EXPECT_TRUE(r->ours.passes(r->tolerance)) << describe_failure(config, p, *r);
     }
   }
-  std::printf("[ info ] %s: %d structured config launches\n", std::string(to_string(GetParam())).c_str(), launched);
+  std::printf("[ info ] %s: %d structured config launches, %d with operands masked in the kernel\n",
+              std::string(to_string(GetParam())).c_str(), launched, masked);
   EXPECT_GE(launched, 5 * 8);
+  if (GetParam() != Precision::FP32) EXPECT_GE(masked, 10);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllModes, StructuredConfigs,
