@@ -11,12 +11,13 @@
 // Not self-standing: wgmma_gemm.cu includes it after its constants.
 #pragma once
 
+// The value the kernel uses for an element x of the operand at (row, k), given d = k - row.
+// Selects, no branches: in the consumers the result is a wgmma register operand, and ptxas
+// fences (warpgroup.arrive) registers that were written on divergent paths.
 template <int KEEP, int UNIT>
-__device__ __forceinline__ float triangle_value(float x, int row, int k) {
-  if (KEEP == 1 && k > row) return 0.0f;
-  if (KEEP == 2 && k < row) return 0.0f;
-  if (UNIT && k == row) return 1.0f;
-  return x;
+__device__ __forceinline__ float triangle_value(float x, int d) {
+  x = (KEEP == 1 && d > 0) || (KEEP == 2 && d < 0) ? 0.0f : x;
+  return UNIT && d == 0 ? 1.0f : x;
 }
 
 // Whether rows row0 .. row0 + ROWS - 1 by K values k0 .. k0 + KS - 1 lie strictly inside the

@@ -106,7 +106,7 @@ __device__ __forceinline__ bool transform_piece(unsigned stage, const PiecePlace
 #pragma unroll
     for (int i = 0; i < 4; ++i)
 #pragma unroll
-      for (int j = 0; j < 4; ++j) x[i][j] = triangle_value<B_KEEP, B_UNIT>(x[i][j], n0 + at.n + j, k0 + at.k + i);
+      for (int j = 0; j < 4; ++j) x[i][j] = triangle_value<B_KEEP, B_UNIT>(x[i][j], (k0 + at.k + i) - (n0 + at.n + j));
   }
   bool nonfinite = false;  // one compare per value (|x| >= inf, or NaN)
 #pragma unroll
@@ -145,7 +145,7 @@ __device__ __forceinline__ void mask_chunk(float (&x)[4], int chunk, int n0, int
   const int row = chunk / 8, n = row % BLOCK_N, sub = row / BLOCK_N;
   const int k = sub * 32 + ((chunk % 8) ^ (n % 8)) * 4;  // the swizzle undone
 #pragma unroll
-  for (int i = 0; i < 4; ++i) x[i] = triangle_value<B_KEEP, B_UNIT>(x[i], n0 + n, k0 + k + i);
+  for (int i = 0; i < 4; ++i) x[i] = triangle_value<B_KEEP, B_UNIT>(x[i], (k0 + k + i) - (n0 + n));
 }
 
 __device__ __forceinline__ bool round_stage(unsigned stage, int ct, int n0, int k0) {
