@@ -40,19 +40,13 @@ __device__ __forceinline__ Tf32Pair split_a(float x) {
   return {A_ROUND ? tf32_round(x) : tf32_truncate(x), 0.0f};
 }
 
-// Loads k8 steps first .. first + FRAG_STEPS - 1 of `group` (step g in stage g / K_STEPS) for
-// the warpgroup's rows wg_row0 .. wg_row0 + 63 (fragment layout: common/wgmma.cuh, RS).
-// A_KEEP: a triangular A' is masked as it is read (tf32/operand_triangle.cuh); step g holds
-// K values group.k0 + 8 g ...
-__device__ __forceinline__ void load_a_fragments(AFragments& f, const StageGroup& group, int first, int wg_row0) {
+// Reads k8 steps first .. first + FRAG_STEPS - 1 of `group` (step g in stage g / K_STEPS) for
+// the thread's rows m and m + 8 into f. MASKED: a triangular A' (A_KEEP) is masked as it is read
+// (tf32/operand_triangle.cuh); d0 is k - row of the thread's first value (row m, K group.k0 +
+// 8 first + lane % 4), the others differ from it by constants.
+template <bool MASKED>
+__device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup& group, int first, int m, int d0) {
   const int lane = threadIdx.x % 32;
-  const int m = wg_row0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;  // rows m and m + 8
-  // A_KEEP: k - row of the thread's first value (row m, K group.k0 + 8 first + lane % 4); the
-  // others differ from it by constants. Where the steps lie wholly inside the triangle it is
-  // moved far inside, so that every select keeps the value (no branch, see operand_triangle.cuh).
-  int d0 = group.k0 + first * 8 + lane % 4 - (group.m0 + m);
-  if (A_KEEP != 0 && triangle_inside<A_KEEP, 64, FRAG_STEPS * 8>(group.m0 + wg_row0, group.k0 + first * 8))
-    d0 = A_KEEP == 1 ? -(1 << 20) : 1 << 20;
   f.nonfinite = false;
 #pragma unroll
   for (int i = 0; i < FRAG_STEPS; ++i) {
@@ -62,13 +56,26 @@ __device__ __forceinline__ void load_a_fragments(AFragments& f, const StageGroup
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
       float x = lds_f32(raw_a_addr(tile, m + 8 * (r % 2), k + 4 * (r / 2)));
-      if constexpr (A_KEEP != 0) x = triangle_value<A_KEEP, A_UNIT>(x, d0 + 8 * i + 4 * (r / 2) - 8 * (r % 2));
+      if constexpr (MASKED) x = triangle_value<A_KEEP, A_UNIT>(x, d0 + 8 * i + 4 * (r / 2) - 8 * (r % 2));
       const Tf32Pair p = split_a(x);
       f.big[i][r] = p.big;
       if constexpr (TF32X3) f.small[i][r] = p.small;
       f.nonfinite |= !isfinite(x);
     }
   }
+}
+
+// Loads k8 steps first .. first + FRAG_STEPS - 1 of `group` for the warpgroup's rows wg_row0 ..
+// wg_row0 + 63 (fragment layout: common/wgmma.cuh, RS). A_KEEP: only steps that meet the
+// diagonal of the triangular A' take the masked read (a warp-uniform choice; the work list
+// leaves few of them), the others the plain one.
+__device__ __forceinline__ void load_a_fragments(AFragments& f, const StageGroup& group, int first, int wg_row0) {
+  const int lane = threadIdx.x % 32;
+  const int m = wg_row0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;  // rows m and m + 8
+  if (A_KEEP != 0 && !triangle_inside<A_KEEP, 64, FRAG_STEPS * 8>(group.m0 + wg_row0, group.k0 + first * 8))
+    read_a_fragments<A_KEEP != 0>(f, group, first, m, group.k0 + first * 8 + lane % 4 - (group.m0 + m));
+  else
+    read_a_fragments<false>(f, group, first, m, 0);
   // Every fragment is final here, before the wgmma.fence that follows.
 #pragma unroll
   for (int i = 0; i < FRAG_STEPS; ++i) {
