@@ -21,6 +21,11 @@
 // Output: big[r * ld_dst + k], small[r * ld_dst + k], r < R, k < ld_dst, zeros for k >= K.
 // Rows past R are not written: the main kernel's tensor maps stop at R and the TMA unit
 // fills the rest of an edge tile with zeros.
+// skip_band > 0 (TRIANGLE, planes for tf32/wgmma_gemm.cu): a tile whose values all lie more than
+// skip_band values of K beyond the diagonal of the view, on the zero side, is not written at
+// all. The host passes the main kernel's tile rows plus its K unit: its work list never reads
+// K that far from a tile's rows, so those zeros would only cost bandwidth (about 40% of the
+// planes of a 4096-square triangle).
 //
 // For tf32x3 it also raises *nonfinite (never clears it) when any big or small value it
 // writes is inf or NaN; the main kernel then applies the NaN rule of kernel-design.md.
@@ -220,10 +225,21 @@ __device__ __forceinline__ int2 lower_tile(int x) {
   return make_int2(ti, x - ti * (ti + 1) / 2);
 }
 
+// Whether tile (r0, k0) of the view lies wholly more than skip_band beyond the diagonal on
+// the zero side. The view's (r, k) is the stored (r, k), or (k, r) when TRANSPOSE: a lower
+// source keeps k <= r, or k >= r when read transposed.
+__device__ __forceinline__ bool tile_unread(int r0, int k0, int skip_band) {
+  if (TRIANGLE == 0 || skip_band <= 0) return false;
+  const bool keep_below = (TRIANGLE == 1) != (TRANSPOSE == 1);  // k <= r kept
+  return keep_below ? (long long)k0 >= (long long)r0 + TILE_R - 1 + skip_band
+                    : (long long)k0 + TILE_K - 1 <= (long long)r0 - skip_band;
+}
+
 extern "C" __global__ void __launch_bounds__(THREADS)
 KERNEL_NAME(const float* __restrict__ src, long long ld_src, int R, int K, float* __restrict__ big,
-            float* __restrict__ small, long long ld_dst, unsigned* __restrict__ nonfinite) {
+            float* __restrict__ small, long long ld_dst, unsigned* __restrict__ nonfinite, int skip_band) {
   bool found;
+  if (!SYMMETRIC && tile_unread(blockIdx.y * TILE_R, blockIdx.x * TILE_K, skip_band)) return;  // uniform: no barrier skipped by some
   if (SYMMETRIC) {
     const int2 t = lower_tile(blockIdx.x);
     found = split_symmetric(src, ld_src, R, big, small, ld_dst, t.x, t.y);

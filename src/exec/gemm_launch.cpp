@@ -175,11 +175,11 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const PlanKernels& ker
 
 void GemmLauncher::run_split_operand(const cuda::Function& fn, Structure structure, CUdeviceptr src, int64_t ld_src,
                                      int64_t rows, int64_t k, CUdeviceptr big, CUdeviceptr small, int64_t ld_dst,
-                                     CUdeviceptr flag, CUstream stream) const {
+                                     CUdeviceptr flag, CUstream stream, int skip_band) const {
   const SplitOperandGeometry g = split_operand_geometry(rows, ld_dst, is_symmetric(structure));
   long long ld_in = ld_src, ld_out = ld_dst;
   int r = static_cast<int>(rows), kk = static_cast<int>(k);
-  void* args[] = {&src, &ld_in, &r, &kk, &big, &small, &ld_out, &flag};
+  void* args[] = {&src, &ld_in, &r, &kk, &big, &small, &ld_out, &flag, &skip_band};
   cuda::launch(fn, {g.grid_x, g.grid_y, 1}, {g.block_x, 1, 1}, 0, stream, args);
 }
 
@@ -229,13 +229,14 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const PlanKernels& kerne
   const CUdeviceptr a_big = at(workspace, ws.a_planes), b_big = at(workspace, ws.b_planes);
   const CUdeviceptr a_small = plan.planes == 2 ? a_big + sizeof(float) * rows_a * ldp : a_big;
   const CUdeviceptr b_small = plan.planes == 2 ? b_big + sizeof(float) * rows_b * ldp : b_big;
-  // Pre-pass: an operand as `rows` rows of K, K-major, rounded or split.
+  // Pre-pass: an operand as `rows` rows of K, K-major, rounded or split. A triangular one's
+  // planes are left unwritten where the work list never reads them (the plan's skip bands).
   auto split = [&](const cuda::Function* fn, const Source& src, const PlannedOperand& op, CUdeviceptr big,
-                   CUdeviceptr small) {
-    run_split_operand(*fn, op.structure, src.ptr, src.ld, op.rows, p.k, big, small, ldp, flag, stream);
+                   CUdeviceptr small, int skip_band) {
+    run_split_operand(*fn, op.structure, src.ptr, src.ld, op.rows, p.k, big, small, ldp, flag, stream, skip_band);
   };
-  if (plan.prepass_a) split(kernels.split_a, kernel_a, plan.kernel_a, a_big, a_small);
-  if (plan.prepass_b) split(kernels.split_b, kernel_b, plan.kernel_b, b_big, b_small);
+  if (plan.prepass_a) split(kernels.split_a, kernel_a, plan.kernel_a, a_big, a_small, plan.skip_band_a);
+  if (plan.prepass_b) split(kernels.split_b, kernel_b, plan.kernel_b, b_big, b_small, plan.skip_band_b);
 
   WgmmaKernelArgs args;
   const bool b_raw = w.b_read_raw();

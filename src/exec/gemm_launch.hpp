@@ -105,9 +105,11 @@ class GemmLauncher {
   };
   // Its kernel for a source of vector width `vec` (compiled on first use; locks).
   const cuda::Function& split_operand(SplitMode mode, int vec);
+  // skip_band > 0: a triangular source's tiles farther than that from its diagonal, on the
+  // zero side, are not written (the main kernel's work list never reads them).
   void run_split_operand(const cuda::Function& fn, Structure structure, CUdeviceptr src, int64_t ld_src, int64_t rows,
                          int64_t k, CUdeviceptr big, CUdeviceptr small, int64_t ld_dst, CUdeviceptr flag,
-                         CUstream stream) const;
+                         CUstream stream, int skip_band = 0) const;
   // CTA-pair kernels: how many SMs their co-resident clusters cover (a persistent grid larger
   // than that would leave clusters waiting for others to finish).
   int cluster_slots(const cuda::Function& main, const KernelConfig& config);

@@ -140,6 +140,9 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
     ws.split_k_partials = regions.take(floats(c.split_k * p.m * plan.split_k_ld));
   }
   plan.triangles = w.swap_ab ? product_triangles(p).swapped() : product_triangles(p);
+  const int unit_k = wgmma_group_stages(c) * c.block_k;
+  if (plan.triangles.a != Triangle::None) plan.skip_band_a = c.block_m + unit_k;
+  if (plan.triangles.b != Triangle::None) plan.skip_band_b = c.block_n + unit_k;
 }
 
 }  // namespace

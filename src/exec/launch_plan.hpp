@@ -100,6 +100,10 @@ struct LaunchPlan {
   int planes = 0;            // wgmma: 2 (tf32x3) or 1 (tf32)
   bool prepass_a = false;    // wgmma: the pre-pass writes A' planes
   bool prepass_b = false;    // wgmma: the pre-pass writes B' planes
+  // wgmma, triangular operands: the pre-pass leaves planes unwritten farther than this from the
+  // diagonal on the zero side (tf32/split_operand.cu skip_band): the operand's tile rows plus one
+  // K unit, beyond which the work list never reads. 0: every plane value is written.
+  int skip_band_a = 0, skip_band_b = 0;
   size_t flag_words = 0;     // wgmma: 32-bit flags zeroed before the launch (0: no memset)
   int64_t split_k_ld = 0;    // split-K, wgmma K pieces: row length of a slice
   // Structured products, in the kernel's terms (wgmma swapped: of C^T = op(B)^T op(A)^T):

@@ -9,9 +9,11 @@
 #include <optional>
 #include <map>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "codegen/candidate_space.hpp"
+#include "codegen/wgmma_family.hpp"
 #include "exec/work_list.hpp"
 #include "jitgemm/error.hpp"
 
@@ -252,6 +254,58 @@ TEST(WorkList, RangesFollowEachTriangle) {
           EXPECT_EQ(list.items.size(), 5u * 4u);
         }
   EXPECT_THROW(build_work_list({}, shape, {0, 64, 16}, 1), InvalidArgument);
+}
+
+// The pre-pass leaves a triangular operand's planes unwritten farther than the plan's skip band
+// (skip_band_a, skip_band_b) from the diagonal, on the zero side (tf32/split_operand.cu
+// tile_unread): every K range of every work item of every candidate must stay inside, for both
+// kernel operands, swapped or not, every triangle and op.
+TEST(WorkList, ReadsStayInsideThePrePassSkipBand) {
+  constexpr int64_t kTile = 64;  // the pre-pass's TILE_R = TILE_K
+  // Whether pre-pass tile (r0, k0) is skipped: tile_unread of the template.
+  auto unread = [](bool keep_below, int64_t r0, int64_t k0, int64_t band) {
+    return keep_below ? k0 >= r0 + kTile - 1 + band : k0 + kTile - 1 <= r0 - band;
+  };
+  auto down = [](int64_t x) { return x / kTile * kTile; };
+  int checked = 0;
+  for (Precision p : {Precision::TF32x3, Precision::TF32})
+    for (auto [sa, ta, sb, tb, fill] :
+         {std::tuple{Structure::Lower, Op::N, Structure::Lower, Op::N, Fill::Lower},
+          std::tuple{Structure::UpperUnit, Op::T, Structure::General, Op::N, Fill::Full},
+          std::tuple{Structure::General, Op::N, Structure::LowerUnit, Op::T, Fill::Upper},
+          std::tuple{Structure::Upper, Op::N, Structure::Upper, Op::T, Fill::Full}}) {
+      ProblemKey key = key_of(p, 1500, 1500, 1500, ta, tb);
+      key.structure_a = sa, key.structure_b = sb, key.fill = fill;
+      for (const KernelConfig& c : tuning_candidates(key)) {
+        if (c.family() != KernelFamily::Wgmma) continue;
+        const LaunchPlan plan = make_launch_plan(c, key, {132, 0});
+        const int64_t unit = int64_t{wgmma_group_stages(c)} * c.block_k;
+        for (const WorkItem& w : plan.work.items) {
+          if (w.units == 0) continue;
+          const int64_t ka = int64_t{w.first_unit} * unit, kb = std::min(key.k, (int64_t{w.first_unit} + w.units) * unit);
+          // A' rows of the item (keep k <= r when op(A') is lower) and B' rows (keep k <= n
+          // when op(B') is upper: B'(n, k) = op(B')(k, n)).
+          for (auto [prepass, t, keep_below_if, row0, rows, tile_rows, band] :
+               {std::tuple{plan.prepass_a, plan.triangles.a, Triangle::Lower, int64_t{w.tile_m} * c.block_m,
+                           plan.kernel_a.rows, c.block_m, int64_t{plan.skip_band_a}},
+                std::tuple{plan.prepass_b, plan.triangles.b, Triangle::Upper, int64_t{w.tile_n} * c.block_n,
+                           plan.kernel_b.rows, c.block_n, int64_t{plan.skip_band_b}}}) {
+            if (!prepass || t == Triangle::None) continue;
+            EXPECT_GT(band, 0) << c.name();
+            const bool keep_below = t == keep_below_if;
+            const int64_t row1 = std::min(rows, row0 + tile_rows);
+            // The tile most at risk: the farthest corner of the item's rectangle on the zero side.
+            const bool skipped = keep_below ? unread(true, down(row0), down(kb - 1), band)
+                                            : unread(false, down(row1 - 1), down(ka), band);
+            EXPECT_FALSE(skipped) << c.name() << " on " << key.canonical() << ": item (" << w.tile_m << ", "
+                                  << w.tile_n << ") reads K [" << ka << ", " << kb << ") of rows [" << row0 << ", "
+                                  << row1 << ") past the band " << band;
+            ++checked;
+          }
+        }
+      }
+    }
+  EXPECT_GT(checked, 1000);
 }
 
 TEST(WorkList, KPiecesCoverEachTileOnceWithOneSlotEach) {

@@ -51,12 +51,16 @@ class ConfigRunner {
         kernels_(env.compiler(), TemplateStore::active()),
         launcher_(env.compiler(), TemplateStore::active(), env.info().sm_count) {}
 
-  // Runs `config` on fresh data of `p`; nullopt when the launcher would refuse it (alignment).
+  // Runs `config` on fresh data of `p` with a NaN-filled workspace; nullopt when the launcher
+  // would refuse it (alignment).
   std::optional<CaseResult> run(const KernelConfig& config, const GemmProblem& p, uint64_t seed, RandomKind kind) {
     const ProblemKey key = make_problem_key(p);
     if (!rules_of(config).runs_in_place(config, key)) return std::nullopt;
     const LoadedKernel& kernel = kernels_.get(config, specialization_of(key));
     cuda::DeviceBuffer workspace(std::max<size_t>(4, launcher_.workspace_bytes(config, p)));
+    // NaN everywhere: a kernel that reads what no pre-pass wrote (e.g. planes past a skip band)
+    // fails instead of reading a fresh allocation's zeros.
+    workspace.fill_bytes_async(0xFF, env_.stream());
     return env_.run_case(p, seed, kind, [&](const float* a, const float* b, float* c) {
       launcher_.launch(kernel.function, config, p, reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),
                        reinterpret_cast<CUdeviceptr>(c), workspace.get(), env_.stream());
