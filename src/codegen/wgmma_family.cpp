@@ -182,10 +182,6 @@ std::string budget_problem(const KernelConfig& c, const StaticLimits& limits) {
     return fmt::format("cluster={} with A in registers at block_n={} spills", w.cluster, c.block_n);
   if (is_x3(c) && w.a_in_registers() && (w.acc_buffers == 2 || w.sum_blocks > 0))
     return "A in registers with 2 accumulators (and two fragment sets) or sum_blocks > 0 spills";
-  if (!is_x3(c) && w.a_in_registers() && c.block_k == 64 &&
-      (w.acc_block_k > 0 || c.block_n == 192 || (w.consumers == 1 && c.block_n == 256)))
-    return "tf32 A in registers with block_k 64 spills with FP32 blocks, at block_n=192, or with one consumer at "
-           "block_n=256";
   return {};
 }
 
@@ -522,15 +518,6 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
     c.stages = max_stages(c, limits);
     if (!wgmma_runs_in_place(c, key) || std::find(out.begin(), out.end(), c) != out.end()) continue;
     add(c);
-    // tf32 on a long K also with 64 K per stage: each row of the raw B tile is then 256
-    // contiguous bytes (two 128-byte TMA boxes) instead of 128, for DRAM rows that a huge K
-    // spreads megabytes apart (largeK reads 256 such rows per stage).
-    if (!x3 && long_k) {
-      KernelConfig wide = c;
-      wide.block_k = 64;
-      wide.stages = max_stages(wide, limits);
-      if (wide.stages >= 2 && std::find(out.begin(), out.end(), wide) == out.end()) add(wide);
-    }
   }
   // Launch order: every candidate groups 8 tile rows; the widest tf32 tiles with A in
   // registers (the fastest measured) also try 4 and 16 (which panels of A and B the CTAs of one
