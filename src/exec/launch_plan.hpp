@@ -20,9 +20,8 @@
 // triangle, mirrors a symmetric one); a triangular operand a wgmma kernel reads raw (A in
 // registers, B transformed or rounded) is masked by the kernel itself; any other structured
 // operand a kernel reads in place is first copied into "expanded" as the dense matrix it
-// stands for, in its stored layout. Triangular
-// operands, a fill or wgmma K pieces add the work list (exec/work_list.hpp), uploaded before
-// the launch.
+// stands for, in its stored layout. Triangular operands, a fill or wgmma K pieces add the work
+// list (exec/work_list.hpp), uploaded before the launch.
 // Every region starts on a 256-byte boundary; absent regions have 0 bytes.
 #pragma once
 

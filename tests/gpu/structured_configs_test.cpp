@@ -19,21 +19,20 @@
 namespace jitgemm::testing {
 namespace {
 
-// The candidates that mask a triangular operand in the kernel, the first of each kind (where
-// B comes from, swapped or not, A rounded or truncated): code paths the sample may miss.
-bool wgmma_operand_masks_empty(const KernelConfig& c, const ProblemKey& key) {
-  return c.if_wgmma() == nullptr || wgmma_operand_masks(c, specialization_of(key)) == WgmmaOperandMasks{};
+// Whether `c` masks a triangular operand of `key` in the kernel (wgmma, an operand read raw).
+bool masks_in_kernel(const KernelConfig& c, const ProblemKey& key) {
+  return c.if_wgmma() != nullptr && wgmma_operand_masks(c, specialization_of(key)) != WgmmaOperandMasks{};
 }
 
+// The candidates that mask a triangular operand in the kernel, the first of each kind (where
+// B comes from, swapped or not, A rounded or truncated): code paths the sample may miss.
 std::vector<KernelConfig> masked_raw_configs(const ProblemKey& key) {
   std::vector<KernelConfig> out;
   std::set<std::tuple<int, bool, int>> kinds;
   for (const KernelConfig& c : tuning_candidates(key)) {
-    const WgmmaParams* w = c.if_wgmma();
-    if (w == nullptr) continue;
-    const WgmmaOperandMasks m = wgmma_operand_masks(c, specialization_of(key));
-    if (m.a_keep == 0 && m.b_keep == 0) continue;
-    if (kinds.insert({static_cast<int>(w->b), w->swap_ab, static_cast<int>(w->a)}).second) out.push_back(c);
+    if (!masks_in_kernel(c, key)) continue;
+    const WgmmaParams& w = c.wgmma();
+    if (kinds.insert({static_cast<int>(w.b), w.swap_ab, static_cast<int>(w.a)}).second) out.push_back(c);
   }
   return out;
 }
@@ -74,7 +73,7 @@ TEST_P(StructuredConfigs, EverySampleConfigOnTriangularOperandsAndFills) {
       const std::optional<CaseResult> r = runner.run(config, p, 900 + launched, RandomKind::SignedNormal);
       if (!r) continue;  // alignment: the launcher refuses it
       ++launched;
-      masked += !wgmma_operand_masks_empty(config, key);
+      masked += masks_in_kernel(config, key);
       EXPECT_TRUE(r->ours.passes(r->tolerance)) << describe_failure(config, p, *r);
     }
   }
