@@ -51,6 +51,9 @@ void DeviceBuffer::copy_from_host(const void* src, std::size_t bytes, std::size_
 void DeviceBuffer::copy_to_host(void* dst, std::size_t bytes, std::size_t offset) const {
   check_range("copy_to_host", bytes, offset);
   if (bytes == 0) return;
+  // cuMemcpyDtoH runs on the legacy stream, which does not wait for non-blocking streams: wait
+  // for all of the context's work first, so that what any stream wrote before this call is read.
+  JITGEMM_CU(driver().cuCtxSynchronize(), "before copying {} bytes at offset {} to the host", bytes, offset);
   JITGEMM_CU(driver().cuMemcpyDtoH(dst, ptr_ + offset, bytes), "{} bytes at offset {}", bytes, offset);
 }
 

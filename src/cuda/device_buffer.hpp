@@ -28,8 +28,10 @@ class DeviceBuffer {
   }
   std::size_t size() const noexcept { return bytes_; }
 
-  // Copies of `bytes` at byte `offset`, complete on the device when they return (so work on any
-  // stream, non-blocking ones too, sees them); InvalidArgument when out of range.
+  // Copies of `bytes` at byte `offset`, complete when they return: work on any stream,
+  // non-blocking ones too, sees what copy_from_host wrote, and copy_to_host reads what work on
+  // any stream wrote before the call (it waits for the whole context first); InvalidArgument
+  // when out of range.
   void copy_from_host(const void* src, std::size_t bytes, std::size_t offset = 0);
   void copy_to_host(void* dst, std::size_t bytes, std::size_t offset = 0) const;
   // Stream-ordered versions (the host memory must stay alive until the copy completes).
