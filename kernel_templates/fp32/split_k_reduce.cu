@@ -8,17 +8,19 @@
 // same bits every run and the reduction adds no error beyond one final rounding. fill 1 (2): the
 // elements above (below) the diagonal are written as zeros instead (C = tril / triu).
 //
-// The slices are added in a fixed grouping: each of the SLICE_WARPS warps of a block adds a
-// contiguous share of them in order, for 32 groups of VEC = 4 consecutive elements of a row
-// (one per lane: 16-byte loads, a warp's 512 bytes contiguous), or of single elements where N,
-// ldc or an address does not allow four; warp 0 then adds the shares in warp order. Many
-// warps with UNROLL loads each in flight keep this kernel near the memory's bandwidth (S is
-// 100 and more for a huge K, on a C of a few hundred rows).
+// The slices are added in a fixed grouping, one of two by S (the same for every element and
+// every run): with S >= SHARED_SLICES each of the SLICE_WARPS warps of a block adds a
+// contiguous share of them in order for 32 groups of elements (one per lane), and warp 0 adds
+// the shares in warp order: many loads in flight for a huge K on a C of a few hundred rows.
+// With fewer slices (a short split of a large C) every thread adds all of them for its own
+// groups. A group is VEC = 4 consecutive elements of a row (16-byte loads and stores) where
+// N, ldc and the addresses allow it, else one element.
 //
-// Launch: 1-D grid over chunks of 32 groups (grid-stride loop), 32 * SLICE_WARPS threads,
-// no dynamic shared memory.
+// Launch: 1-D grid (grid-stride loops over chunks of 32 groups, or over groups),
+// 32 * SLICE_WARPS threads, no dynamic shared memory.
 
-constexpr int SLICE_WARPS = 8;  // warps of a block, each a share of the slices
+constexpr int SLICE_WARPS = 8;     // warps of a block, each a share of the slices
+constexpr int SHARED_SLICES = 32;  // from this many slices on, a block's warps share them
 constexpr int UNROLL = 12;      // slices loaded before their adds (8 and 16 make ptxas spill a word)
 
 // VEC floats at p (16-byte aligned when VEC = 4).
@@ -63,14 +65,43 @@ __device__ __forceinline__ float finish(const float* c, double sum, int S, long 
   return beta == 0.0f ? product : S == 0 ? beta * *c : fmaf(beta, *c, product);
 }
 
+// C[m][n0 .. n0 + VEC) from the sums of the group's elements.
+template <int VEC>
+__device__ __forceinline__ void store_group(float* __restrict__ C, long long ldc, long long m, long long n0,
+                                            const double (&total)[VEC], int S, float alpha, float beta, int fill) {
+  float* c = C + m * ldc + n0;
+  if constexpr (VEC == 1) {
+    *c = finish(c, total[0], S, m, n0, alpha, beta, fill);
+  } else {
+    float4 out;
+    out.x = finish(c, total[0], S, m, n0, alpha, beta, fill);
+    out.y = finish(c + 1, total[1], S, m, n0 + 1, alpha, beta, fill);
+    out.z = finish(c + 2, total[2], S, m, n0 + 2, alpha, beta, fill);
+    out.w = finish(c + 3, total[3], S, m, n0 + 3, alpha, beta, fill);
+    *reinterpret_cast<float4*>(c) = out;
+  }
+}
+
 template <int VEC>
 __device__ __forceinline__ void reduce(const float* __restrict__ W, int S, int M, int N, long long ldw,
                                        float* __restrict__ C, long long ldc, float alpha, float beta, int fill,
                                        double (*shares)[32][4]) {
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const long long groups_per_row = (N + VEC - 1) / VEC;
   const long long groups = (long long)M * groups_per_row;
   const long long slice = (long long)M * ldw;
+  if (S < SHARED_SLICES) {  // every thread all the slices of its groups
+    for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < groups;
+         g += (long long)gridDim.x * blockDim.x) {
+      const long long m = g / groups_per_row, n0 = (g % groups_per_row) * VEC;
+      double sum[VEC];
+#pragma unroll
+      for (int v = 0; v < VEC; ++v) sum[v] = 0.0;
+      add_slices<VEC>(W, slice, 0, S, m * ldw + n0, sum);
+      store_group<VEC>(C, ldc, m, n0, sum, S, alpha, beta, fill);
+    }
+    return;
+  }
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int first = (int)((long long)S * warp / SLICE_WARPS), end = (int)((long long)S * (warp + 1) / SLICE_WARPS);
   // Every thread of the block takes every turn of the loop (the barriers below).
   for (long long chunk = blockIdx.x; chunk * 32 < groups; chunk += gridDim.x) {
@@ -90,17 +121,7 @@ __device__ __forceinline__ void reduce(const float* __restrict__ W, int S, int M
         total[v] = shares[0][lane][v];
         for (int w = 1; w < SLICE_WARPS; ++w) total[v] += shares[w][lane][v];  // warp order: deterministic
       }
-      float* c = C + m * ldc + n0;
-      if constexpr (VEC == 1) {
-        *c = finish(c, total[0], S, m, n0, alpha, beta, fill);
-      } else {
-        float4 out;
-        out.x = finish(c, total[0], S, m, n0, alpha, beta, fill);
-        out.y = finish(c + 1, total[1], S, m, n0 + 1, alpha, beta, fill);
-        out.z = finish(c + 2, total[2], S, m, n0 + 2, alpha, beta, fill);
-        out.w = finish(c + 3, total[3], S, m, n0 + 3, alpha, beta, fill);
-        *reinterpret_cast<float4*>(c) = out;
-      }
+      store_group<VEC>(C, ldc, m, n0, total, S, alpha, beta, fill);
     }
     __syncthreads();  // shares are read before the next turn writes them
   }
