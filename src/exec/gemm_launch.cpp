@@ -17,9 +17,8 @@
 namespace jitgemm {
 namespace {
 
-constexpr unsigned kReduceThreads = 256;  // 32 * SLICE_WARPS of fp32/split_k_reduce.cu
+constexpr unsigned kReduceThreads = 256;
 constexpr int kReduceBlocksPerSm = 16;
-constexpr int kReduceSharedSlices = 32;  // SHARED_SLICES of fp32/split_k_reduce.cu
 
 CompiledModule compile_reducer(const Compiler& compiler, const TemplateStore& templates) {
   return compile_module(compiler, templates.expand_includes("fp32/split_k_reduce.cu"), "split_k_reduce", {},
@@ -120,14 +119,9 @@ void GemmLauncher::scale_output(const GemmProblem& p, CUdeviceptr c, CUstream st
 
 void GemmLauncher::run_reduce(SplitKReduceArgs args, CUstream stream) const {
   auto params = args.pointers();
-  // Groups of four elements of a row where N allows, else single elements (fp32/split_k_reduce.cu):
-  // many slices, a block per 32 groups, its warps each adding a share of the slices; few, a
-  // thread per group.
   const int64_t elements = int64_t{args.m} * args.n;
-  const int64_t groups = args.n % 4 == 0 ? elements / 4 : elements;
-  const int64_t per_block = args.slices >= kReduceSharedSlices ? 32 : kReduceThreads;
   const int64_t blocks =
-      std::clamp<int64_t>((groups + per_block - 1) / per_block, 1, int64_t{sm_count_} * kReduceBlocksPerSm);
+      std::clamp<int64_t>((elements + kReduceThreads - 1) / kReduceThreads, 1, int64_t{sm_count_} * kReduceBlocksPerSm);
   cuda::launch(reduce_, {static_cast<unsigned>(blocks), 1, 1}, {kReduceThreads, 1, 1}, 0, stream, params.data());
 }
 
