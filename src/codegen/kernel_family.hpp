@@ -116,12 +116,14 @@ class KernelFamilyRules {
 };
 
 // What a problem key fixes at compile time: its transposes, vector widths, the fill, whether
-// its structure leaves tiles that need less than all of K (a work list), and its triangular
-// operands.
+// its structure leaves tiles that need less than all of K (a work list), its triangular
+// operands and the stored triangles of its symmetric ones.
 inline KernelSpecialization specialization_of(const ProblemKey& key) noexcept {
   const ProductTriangles t = product_triangles(key);
+  auto symmetric = [](Structure s) { return is_symmetric(s) ? stored_triangle(s) : Triangle::None; };
   return {key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c, t.c, t.any(), t.a, t.b,
-          has_unit_diagonal(key.structure_a), has_unit_diagonal(key.structure_b)};
+          has_unit_diagonal(key.structure_a), has_unit_diagonal(key.structure_b), symmetric(key.structure_a),
+          symmetric(key.structure_b)};
 }
 
 // The prologue line every template reads for structure: FILL (0 full, 1 keep the lower

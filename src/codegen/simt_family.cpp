@@ -140,6 +140,7 @@ class SimtRules final : public SplitKFamilyRules {
         "constexpr int TRANS_A = {ta}, TRANS_B = {tb};\n"
         "constexpr int VEC_A = {va}, VEC_B = {vb}, VEC_C = {vc};\n"
         "{structure}"
+        "constexpr int SYM_A = {sym_a}, SYM_B = {sym_b};\n"
         "constexpr int SMEM_BYTES = {smem};\n",
         fmt::arg("config", c.name()), fmt::arg("spec", s.suffix()), fmt::arg("name", kernel_name),
         fmt::arg("bm", c.block_m), fmt::arg("bn", c.block_n), fmt::arg("bk", c.block_k), fmt::arg("wm", p.warps_m),
@@ -148,6 +149,8 @@ class SimtRules final : public SplitKFamilyRules {
         fmt::arg("ta", s.trans_a == Op::T ? 1 : 0), fmt::arg("tb", s.trans_b == Op::T ? 1 : 0),
         fmt::arg("va", s.vec_a), fmt::arg("vb", s.vec_b), fmt::arg("vc", s.vec_c),
         fmt::arg("structure", structure_constants(s)),
+        fmt::arg("sym_a", simt_reads_symmetric_in_place(c, false, s.vec_a) ? triangle_code(s.a_symmetric) : 0),
+        fmt::arg("sym_b", simt_reads_symmetric_in_place(c, true, s.vec_b) ? triangle_code(s.b_symmetric) : 0),
         fmt::arg("smem", shared_memory_bytes(c)));
   }
 
@@ -225,6 +228,19 @@ KernelConfig simt_default_config(const ProblemKey& key) {
     if (const KernelConfig split = with_default_split_k(c, key); covers(c) && tiles(c) * split.split_k >= kDefaultMinCtas)
       return split;
   return with_default_split_k(simt(64, 64, 8, 2, 2, 4, 8, 3), key);
+}
+
+bool simt_reads_symmetric_in_place(const KernelConfig& c, bool operand_b, int vec) {
+  if (c.family() != KernelFamily::Simt || (vec != 1 && vec != 4)) return false;
+  const int block_x = operand_b ? c.block_n : c.block_m;
+  const int threads = c.simt().warps_m * c.simt().warps_n * 32;
+  // TileLoader's static_asserts: the transposing map takes 4-row groups round-robin over the
+  // warps; the contiguous map splits rows of block_x / vec copies evenly over the threads.
+  const bool by_rows = block_x % (4 * (threads / 32)) == 0;
+  const int units_per_row = block_x / vec, units = c.block_k * units_per_row;
+  const bool by_cols = (units_per_row % threads == 0 || threads % units_per_row == 0) &&
+                       (units % threads == 0 || units < threads);
+  return by_rows && by_cols;
 }
 
 const KernelFamilyRules& simt_rules() noexcept {
