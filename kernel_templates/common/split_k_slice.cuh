@@ -8,25 +8,16 @@
 // the end of K has K' = 0: its partial product is zeros.
 #pragma once
 
-#include "common/tile_order.cuh"
-
-// This CTA row's K range (call with gridDim.y > 1).
-template <int BLOCK_K>
-__device__ __forceinline__ KRange split_k_range(int K) {
-  const int k_chunk = ((K + BLOCK_K - 1) / BLOCK_K + (int)gridDim.y - 1) / (int)gridDim.y * BLOCK_K;
-  const int k_begin = min(K, (int)blockIdx.y * k_chunk);
-  return {k_begin, min(K - k_begin, k_chunk)};  // length may be 0: the slice is then zeros
-}
-
 // Moves A, B and C to this CTA row's slice and shortens K to its length (call with gridDim.y > 1).
 // TRANS_A: A is stored K x M (op(A) column k is row k); TRANS_B: B is stored N x K.
 template <int BLOCK_K, bool TRANS_A, bool TRANS_B>
 __device__ __forceinline__ void take_split_k_slice(const float* __restrict__& A, long long lda,
                                                    const float* __restrict__& B, long long ldb,
                                                    float* __restrict__& C, long long ldc, int M, int& K) {
-  const KRange slice = split_k_range<BLOCK_K>(K);
-  A += TRANS_A ? (long long)slice.begin * lda : slice.begin;  // op(A) column k_begin
-  B += TRANS_B ? slice.begin : (long long)slice.begin * ldb;  // op(B) row k_begin
+  const int k_chunk = ((K + BLOCK_K - 1) / BLOCK_K + (int)gridDim.y - 1) / (int)gridDim.y * BLOCK_K;
+  const int k_begin = min(K, (int)blockIdx.y * k_chunk);
+  A += TRANS_A ? (long long)k_begin * lda : k_begin;  // op(A) column k_begin
+  B += TRANS_B ? k_begin : (long long)k_begin * ldb;  // op(B) row k_begin
   C += (long long)blockIdx.y * M * ldc;
-  K = slice.length;
+  K = min(K - k_begin, k_chunk);                      // may be 0: the slice is then zeros
 }

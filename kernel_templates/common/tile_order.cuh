@@ -5,11 +5,6 @@ struct TileCoord {
   int m0, n0;  // first row and column of the CTA's C tile
 };
 
-// A CTA's share of K: [begin, begin + length).
-struct KRange {
-  int begin, length;
-};
-
 // Grouped order for L2 reuse: CTA `cta` of the ceil(M / BLOCK_M) x ceil(N / BLOCK_N) tiles
 // takes them GROUP tile rows at a time, walking down the rows of a group before moving one
 // tile column right, so the CTAs resident together share a few panels of A and B.

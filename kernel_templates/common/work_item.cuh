@@ -7,22 +7,15 @@
 
 #include "common/tile_order.cuh"
 
-// The item's K range (length 0: no product; the tile is stored as zeros, or beta * C).
-template <int BLOCK_K>
-__device__ __forceinline__ KRange work_item_k_range(int4 item, int K) {
-  const int k_begin = min(K, item.z * BLOCK_K);
-  return {k_begin, min(K - k_begin, item.w * BLOCK_K)};
-}
-
-// Moves A and B to the item's first K unit and shortens K to its range. TRANS_A: A is stored
-// K x M; TRANS_B: B is N x K.
+// Moves A and B to the item's first K unit and shortens K to its range (0: no product; the
+// tile is stored as zeros, or beta * C). TRANS_A: A is stored K x M; TRANS_B: B is N x K.
 template <int BLOCK_M, int BLOCK_N, int BLOCK_K, bool TRANS_A, bool TRANS_B>
 __device__ __forceinline__ TileCoord take_work_item(int4 item, const float* __restrict__& A, long long lda,
                                                     const float* __restrict__& B, long long ldb, int& K) {
-  const KRange range = work_item_k_range<BLOCK_K>(item, K);
-  A += TRANS_A ? (long long)range.begin * lda : range.begin;  // op(A) column k_begin
-  B += TRANS_B ? range.begin : (long long)range.begin * ldb;  // op(B) row k_begin
-  K = range.length;
+  const int k_begin = min(K, item.z * BLOCK_K);
+  A += TRANS_A ? (long long)k_begin * lda : k_begin;  // op(A) column k_begin
+  B += TRANS_B ? k_begin : (long long)k_begin * ldb;  // op(B) row k_begin
+  K = min(K - k_begin, item.w * BLOCK_K);
   return {item.x * BLOCK_M, item.y * BLOCK_N};
 }
 

@@ -17,9 +17,7 @@
 // store_tile writes C at the end.
 // Structure (common/work_item.cuh): WORK_LIST = 1: CTA x takes tile and K range from work
 // item x instead (a structured product's tiles, longest first); FILL = 1 (2): elements above
-// (below) the diagonal of C are written as zeros; SYM_A / SYM_B = 1 (2): op(A) / op(B) is
-// symmetric and only its lower (upper) triangle is stored, read where it lies (SymmetricLoader;
-// TRANS_A / TRANS_B are then ignored: X = X^T). Triangular operands come as dense copies.
+// (below) the diagonal of C are written as zeros.
 //
 // The generator prepends a prologue of constants; the defaults below are used only when
 // this file is compiled on its own (kernel development).
@@ -38,7 +36,6 @@ constexpr int STAGES = 3, SPLIT_K = 1, RASTER_GROUP = 8;
 constexpr int TRANS_A = 0, TRANS_B = 0;
 constexpr int VEC_A = 4, VEC_B = 4, VEC_C = 4;             // 4: 16-byte accesses allowed
 constexpr int FILL = 0, WORK_LIST = 0;                      // structure (see above)
-constexpr int SYM_A = 0, SYM_B = 0;
 constexpr int SMEM_BYTES = -1;                              // host's number; < 0: unchecked
 #endif
 
@@ -77,7 +74,6 @@ static_assert(BLOCK_M % 4 == 0 && BLOCK_N % 4 == 0, "tile rows are copied in flo
 static_assert(STAGES >= 2, "the pipeline needs at least two stages");
 // SPLIT_K is informational: the number of K slices is gridDim.y, read at run time (below).
 static_assert(RASTER_GROUP >= 1, "RASTER_GROUP counts tile rows per launch group");
-static_assert(SYM_A >= 0 && SYM_A <= 2 && SYM_B >= 0 && SYM_B <= 2, "SYM_A / SYM_B: 0 none, 1 lower, 2 upper stored");
 static_assert((VEC_A == 1 || VEC_A == 4) && (VEC_B == 1 || VEC_B == 4) && (VEC_C == 1 || VEC_C == 4),
               "vector widths are 1 or 4 floats");
 static_assert(SMEM_TOTAL <= 227 * 1024, "shared memory exceeds the 227 KiB an sm_90 CTA may use");
@@ -140,8 +136,7 @@ struct TileLoader {
   int smem_first;       // this thread's first float inside a stage
   bool active;
 
-  // k_origin: the K offset of slice 0 (a work item's or split-K slice's first k).
-  __device__ __forceinline__ TileLoader(const float* ptr, long long ld, int x0, int x_extent, int k_origin) {
+  __device__ __forceinline__ TileLoader(const float* ptr, long long ld, int x0, int x_extent) {
     const int tid = threadIdx.x;
     int x_in, k_in;
     if (X_CONTIGUOUS) {
@@ -152,8 +147,7 @@ struct TileLoader {
       x_in = (tid / 32) * 4 + tid % 32 / 8;  // the warp's 4-row group, lane / 8 inside it
     }
     matrix = ptr;
-    first = X_CONTIGUOUS ? ptr + (long long)(k_origin + k_in) * ld + (x0 + x_in)
-                         : ptr + (long long)(x0 + x_in) * ld + (k_origin + k_in);
+    first = X_CONTIGUOUS ? ptr + (long long)k_in * ld + (x0 + x_in) : ptr + (long long)(x0 + x_in) * ld + k_in;
     row_bytes = static_cast<unsigned>(ld) * 4u;
     x_first = x0 + x_in;
     k_first = k_in;
@@ -189,83 +183,10 @@ struct TileLoader {
   }
 };
 
-// ---- a symmetric operand read in place from its stored triangle ------------------------
-// Element (k, x) of the symmetric view lies at X[max(k, x)][min(k, x)] when the lower triangle
-// is stored (STORED = 1), at X[min][max] for the upper one (STORED = 2). A slice wholly on one
-// side of the diagonal is a plain slice of the stored matrix: read by rows, X[x][k] (the
-// transposing map), where x >= k holds throughout a lower-stored slice; by columns, X[k][x]
-// (the contiguous map), where x <= k does. Both maps fill the same tile[k][x]. The few slices
-// that cross the diagonal (BLOCK_X / BLOCK_K + 1 of each tile's K loop) are copied element by
-// element on the transposing map, each element from its stored side.
-template <int BLOCK_X, int VEC, int STORED>
-struct SymmetricLoader {
-  using ByRows = TileLoader<BLOCK_X, false, 1>;  // (k, x) read at X[x][k]
-  using ByCols = TileLoader<BLOCK_X, true, VEC>;  // (k, x) read at X[k][x]
-  static constexpr int STRIDE = ByRows::STRIDE;
-
-  // Only what both maps start from is kept across the K loop; each copy builds its map.
-  const float* matrix;  // the stored matrix X
-  int ld;                // < 2^30 (the kernel traps otherwise)
-  int x0;               // the tile's first x
-  int X;                // extent along x
-  int k_origin;         // the K offset of slice 0
-
-  __device__ __forceinline__ SymmetricLoader(const float* ptr, long long ld_, int x0_, int x_extent, int k_origin_)
-      : matrix(ptr), ld(static_cast<int>(ld_)), x0(x0_), X(x_extent), k_origin(k_origin_) {}
-
-  template <bool CHECKED>
-  __device__ __forceinline__ void copy(float* stage, int k0, int K) const {
-    const int k = k_origin + k0;               // the slice's first k in X
-    const bool below = x0 >= k + BLOCK_K - 1;  // x >= k for every element
-    const bool above = x0 + BLOCK_X - 1 <= k;  // x <= k for every element
-    // The maps' addresses are rebuilt here for every slice (a few integer instructions): held
-    // across the K loop, two maps' bases per operand would cost registers the accumulators
-    // need. The empty asm hides x0's value from the optimizer, so nothing derived from it is
-    // hoisted out of the loop.
-    int x_first = x0;
-    asm volatile("" : "+r"(x_first));
-    if (STORED == 1 ? below : above)
-      ByRows(matrix, ld, x_first, X, k).template copy<CHECKED>(stage, 0, K - k0);
-    else if (STORED == 1 ? above : below)
-      ByCols(matrix, ld, x_first, X, k).template copy<CHECKED>(stage, 0, K - k0);
-    else
-      copy_crossing<CHECKED>(stage, x_first, k, K - k0);
-  }
-
-  // The transposing map's elements of the slice at k (in X; `left` of this CTA's K range
-  // remain), each read from the side of the diagonal that is stored.
-  template <bool CHECKED>
-  __device__ __forceinline__ void copy_crossing(float* stage, int x_first, int k, int left) const {
-    const ByRows map(matrix, ld, x_first, X, k);
-    const unsigned dst0 = shared_address(stage + map.smem_first);
-#pragma unroll 1
-    for (int s = 0; s < ByRows::SLOTS; ++s) {
-      const unsigned dst = dst0 + (ByRows::dk(s) * STRIDE + ByRows::dx(s)) * 4;
-      const int dk = map.k_first + ByRows::dk(s);  // k - (the slice's first k)
-      const int x = map.x_first + ByRows::dx(s);
-      const int kx = k + dk;
-      // The stored element: X[max][min] (lower) or X[min][max] (upper).
-      const int row = STORED == 1 ? max(x, kx) : min(x, kx), col = STORED == 1 ? min(x, kx) : max(x, kx);
-      const float* src = matrix + (long long)row * ld + col;
-      const bool valid = !CHECKED || (dk < left && x < X);
-      cp_async_4(dst, valid ? src : matrix, valid ? 4 : 0);
-    }
-  }
-};
-
-// An operand's loader: the plain map, or in place from the stored triangle when SYM != 0.
-template <int BLOCK_X, bool X_CONTIGUOUS, int VEC, int SYM>
-struct LoaderOf {
-  using type = SymmetricLoader<BLOCK_X, VEC, SYM>;
-};
-template <int BLOCK_X, bool X_CONTIGUOUS, int VEC>
-struct LoaderOf<BLOCK_X, X_CONTIGUOUS, VEC, 0> {
-  using type = TileLoader<BLOCK_X, X_CONTIGUOUS, VEC>;
-};
 // op(A): M is contiguous in global memory when A is stored K x M (TRANS_A = 1).
-using LoaderA = typename LoaderOf<BLOCK_M, TRANS_A != 0, VEC_A, SYM_A>::type;
+using LoaderA = TileLoader<BLOCK_M, TRANS_A != 0, VEC_A>;
 // op(B): N is contiguous in global memory when B is stored K x N (TRANS_B = 0).
-using LoaderB = typename LoaderOf<BLOCK_N, TRANS_B == 0, VEC_B, SYM_B>::type;
+using LoaderB = TileLoader<BLOCK_N, TRANS_B == 0, VEC_B>;
 
 // ---- shared -> registers -> FFMA ----------------------------------------------------
 // as / bs point at this thread's first fragment of one stage: lane (lane_m, lane_n) of a warp
@@ -360,28 +281,17 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
   // add_rows takes a row as 32-bit bytes (ld < 2^30 floats): refuse, loudly, what does not fit.
   if (lda >= (1ll << 30) || ldb >= (1ll << 30)) __trap();
 
-  // WORK_LIST: this CTA's tile, and only its K range. The loaders start at k_origin; K
-  // becomes the length of this CTA's range.
+  // WORK_LIST: this CTA's tile, and only its K range (A and B moved to its start).
   TileCoord tile;
-  int k_origin = 0;
-  if constexpr (WORK_LIST) {
-    const int4 item = work[blockIdx.x];
-    tile = {item.x * BLOCK_M, item.y * BLOCK_N};
-    const KRange range = work_item_k_range<BLOCK_K>(item, K);
-    k_origin = range.begin, K = range.length;
-  } else {
+  if constexpr (WORK_LIST)
+    tile = take_work_item<BLOCK_M, BLOCK_N, BLOCK_K, TRANS_A != 0, TRANS_B != 0>(work[blockIdx.x], A, lda, B, ldb, K);
+  else
     tile = grouped_tile_coord<BLOCK_M, BLOCK_N, RASTER_GROUP>(blockIdx.x, M, N);
-  }
-  // Split-K (gridDim.y > 1): this CTA row's share of that range, its partial product to its
-  // workspace slice.
-  if (gridDim.y > 1) {
-    const KRange slice = split_k_range<BLOCK_K>(K);
-    k_origin += slice.begin, K = slice.length;
-    C += (long long)blockIdx.y * M * ldc;
-  }
+  // Split-K (gridDim.y > 1): this CTA row's K slice, its partial product to its workspace slice.
+  if (gridDim.y > 1) take_split_k_slice<BLOCK_K, TRANS_A != 0, TRANS_B != 0>(A, lda, B, ldb, C, ldc, M, K);
 
-  const LoaderA load_a(A, lda, tile.m0, M, k_origin);
-  const LoaderB load_b(B, ldb, tile.n0, N, k_origin);
+  const LoaderA load_a(A, lda, tile.m0, M);
+  const LoaderB load_b(B, ldb, tile.n0, N);
   const bool interior = tile.m0 + BLOCK_M <= M && tile.n0 + BLOCK_N <= N;
   const int k_tiles = (K + BLOCK_K - 1) / BLOCK_K;
 
@@ -389,11 +299,11 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
   auto load_slice = [&](int kt, int s) {
     const int k0 = kt * BLOCK_K;
     if (interior && k0 + BLOCK_K <= K) {
-      load_a.template copy<false>(as + s * A_STAGE, k0, K);
-      load_b.template copy<false>(bs + s * B_STAGE, k0, K);
+      load_a.copy<false>(as + s * A_STAGE, k0, K);
+      load_b.copy<false>(bs + s * B_STAGE, k0, K);
     } else {
-      load_a.template copy<true>(as + s * A_STAGE, k0, K);
-      load_b.template copy<true>(bs + s * B_STAGE, k0, K);
+      load_a.copy<true>(as + s * A_STAGE, k0, K);
+      load_b.copy<true>(bs + s * B_STAGE, k0, K);
     }
   };
 
@@ -420,21 +330,16 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
   // The K loop, fully unrolled inside a slice. Before the rank-1 update of k row k, the
   // fragments of the next k row are read; at the slice's last row that is row 0 of the next
   // slice, after the barrier that makes it visible (and frees this slice's stage).
-  // Two named buffers, rows 2i (even) and 2i + 1 (odd) of a slice (BLOCK_K is even), not an
-  // array indexed by k % 2: were the k loop ever left rolled (the symmetric loader's crossing
-  // copy is a loop), an indexed array would go to local memory.
-  Fragments even, odd;
+  Fragments frag[2];
   const float* as_stage = as + m_first;  // this thread's first fragment in the stage of slice kt
   const float* bs_stage = bs + n_first;
-  load_fragments(as_stage, bs_stage, 0, even);
+  load_fragments(as_stage, bs_stage, 0, frag[0]);
   int stage = 0;  // stage holding slice kt
   for (int kt = 0; kt < k_tiles; ++kt) {
 #pragma unroll
-    for (int k = 0; k < BLOCK_K; k += 2) {
-      load_fragments(as_stage, bs_stage, k + 1, odd);
-      outer_product(even, acc);
-      if (k + 2 < BLOCK_K) {
-        load_fragments(as_stage, bs_stage, k + 2, even);
+    for (int k = 0; k < BLOCK_K; ++k) {
+      if (k + 1 < BLOCK_K) {
+        load_fragments(as_stage, bs_stage, k + 1, frag[(k + 1) % 2]);
       } else {
         // Groups committed so far: STAGES + kt; STAGES - 2 pending leaves slice kt + 1 landed.
         cp_async_wait<STAGES - 2>();
@@ -445,9 +350,9 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
         as_stage = as + stage * A_STAGE + m_first;
         bs_stage = bs + stage * B_STAGE + n_first;
         // Row 0 of slice kt + 1 (past the last slice: a stale stage, never used).
-        load_fragments(as_stage, bs_stage, 0, even);
+        load_fragments(as_stage, bs_stage, 0, frag[(k + 1) % 2]);
       }
-      outer_product(odd, acc);
+      outer_product(frag[k % 2], acc);
     }
   }
 

@@ -145,8 +145,9 @@ struct KernelSpecialization {
   // given dense copies and ignore them.
   Triangle a_triangle = Triangle::None, b_triangle = Triangle::None;
   bool a_unit = false, b_unit = false;
-  // Symmetric operands: the stored triangle of A and of B. Only the SIMT family reads them in
-  // place (simt_reads_symmetric_in_place); the others are given dense copies.
+  // Symmetric operands: the stored triangle of A and of B. The families that get a dense copy
+  // of one may read it in either layout (a symmetric matrix is its transpose): the SIMT family
+  // picks the one its loader prefers (simt_family.cpp).
   Triangle a_symmetric = Triangle::None, b_symmetric = Triangle::None;
 
   std::string suffix() const;  // "NT_v4v1v4", then "_fl" / "_fu" for a fill and "_wl" for a work list

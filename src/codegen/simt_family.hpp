@@ -30,11 +30,4 @@ std::vector<KernelConfig> simt_candidate_space(const ProblemKey& key, const Stat
 // not drop on an unlucky specialization. Its split_k is default_split_k(key, tile).
 KernelConfig simt_default_config(const ProblemKey& key);
 
-// Whether the SIMT kernel `c` reads a symmetric operand in place from its stored triangle
-// (fp32/simt_gemm.cu SymmetricLoader): both of its tile maps must fit the operand's tile, the
-// transposing one (slices on the side where the stored row is x) and the contiguous one of
-// vector width `vec` (the side where it is k). `operand_b`: B's tile (block_n), else A's
-// (block_m). Otherwise the operand is copied dense first.
-bool simt_reads_symmetric_in_place(const KernelConfig& c, bool operand_b, int vec);
-
 }  // namespace jitgemm

@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include "codegen/simt_family.hpp"
 #include "codegen/split_k_policy.hpp"
 #include "codegen/wgmma_family.hpp"
 #include "jitgemm/error.hpp"
@@ -31,32 +30,26 @@ class RegionAllocator {
   size_t end_ = 0;
 };
 
-// Which structured operands a kernel reads raw (as if general), and so needs copied dense
-// first: all of them for the split-K families, except a symmetric operand that the SIMT kernel
-// reads from its stored triangle (simt_reads_symmetric_in_place); for wgmma the one in
-// registers and the source of a B converted or transformed in the kernel, unless the kernel
-// masks it (a triangular operand read raw: wgmma_operand_masks). The pre-pass reads a
-// plane-fed operand's structure itself.
+// Which structured operands a kernel reads in place unmasked, and so needs copied dense first:
+// all of them for the split-K families; for wgmma the one in registers and the source of a B
+// converted or transformed in the kernel, unless the kernel masks it (a triangular operand read
+// raw: wgmma_operand_masks). The pre-pass reads a plane-fed operand's structure itself.
 void mark_structured_operands(const KernelConfig& c, const ProblemKey& p, PlannedOperand& a, PlannedOperand& b) {
-  bool a_raw = true, b_raw = true;
-  if (c.family() == KernelFamily::Simt) {
-    a_raw = !(is_symmetric(p.structure_a) && simt_reads_symmetric_in_place(c, false, p.vec_a));
-    b_raw = !(is_symmetric(p.structure_b) && simt_reads_symmetric_in_place(c, true, p.vec_b));
-  }
+  bool a_in_place = true, b_in_place = true;
   if (const WgmmaParams* w = c.if_wgmma()) {
     const WgmmaOperandMasks masks = wgmma_operand_masks(c, specialization_of(p));
-    const bool kernel_a_raw = w->a_in_registers() && masks.a_keep == 0;
-    const bool kernel_b_raw = w->b != WgmmaB::Planes && masks.b_keep == 0;
-    a_raw = w->swap_ab ? kernel_b_raw : kernel_a_raw;
-    b_raw = w->swap_ab ? kernel_a_raw : kernel_b_raw;
+    const bool kernel_a_in_place = w->a_in_registers() && masks.a_keep == 0;
+    const bool kernel_b_in_place = w->b != WgmmaB::Planes && masks.b_keep == 0;
+    a_in_place = w->swap_ab ? kernel_b_in_place : kernel_a_in_place;
+    b_in_place = w->swap_ab ? kernel_a_in_place : kernel_b_in_place;
   }
-  auto mark = [](PlannedOperand& op, Structure s, bool raw) {
-    op.expanded = s != Structure::General && raw;
+  auto mark = [](PlannedOperand& op, Structure s, bool in_place) {
+    op.expanded = s != Structure::General && in_place;
     op.structure = op.expanded ? Structure::General : s;
     op.expanded_ld = op.expanded ? expanded_ld(op.stored.cols) : 0;
   };
-  mark(a, p.structure_a, a_raw);
-  mark(b, p.structure_b, b_raw);
+  mark(a, p.structure_a, a_in_place);
+  mark(b, p.structure_b, b_in_place);
 }
 
 void plan_expansions(LaunchPlan& plan, RegionAllocator& regions) {

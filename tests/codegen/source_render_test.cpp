@@ -7,6 +7,7 @@
 #include <set>
 
 #include "codegen/candidate_space.hpp"
+#include "codegen/mma_sync_family.hpp"
 #include "common/hash.hpp"
 #include "jitgemm/error.hpp"
 
@@ -32,6 +33,32 @@ TEST(SourceRender, PrologueCarriesEveryConstant) {
   EXPECT_LT(r.source.find("#define KERNEL_NAME"), r.source.find("#line 1 \"fp32/simt_gemm.cu\""));
   EXPECT_FALSE(contains(r.source, "#include"));
   EXPECT_TRUE(contains(r.source, "cp.async.cg.shared.global"));
+}
+
+// A symmetric operand reaches the SIMT kernel as an aligned dense copy: the kernel reads A as if
+// stored K x M and B as stored K x N (16-byte copies along M and N), whatever op and alignment
+// the caller gave, and its name says so.
+TEST(SourceRender, SimtReadsSymmetricCopiesAlongMAndN) {
+  ProblemKey key;
+  key.m = key.n = key.k = 1001;
+  key.trans_a = Op::N, key.trans_b = Op::T, key.vec_a = key.vec_b = key.vec_c = 1;
+  key.structure_a = Structure::SymmetricUpper, key.structure_b = Structure::Symmetric;
+  const KernelConfig c = KernelConfig::parse("simt_fp32_64x128x16_w1x4_t8x8_s3_k1_g8");
+  const RenderedKernel both = render_kernel(c, specialization_of(key));
+  EXPECT_EQ(both.kernel_name, "jitgemm_simt_fp32_64x128x16_w1x4_t8x8_s3_k1_g8_TN_v4v4v1");
+  EXPECT_TRUE(contains(both.source, "constexpr int TRANS_A = 1, TRANS_B = 0;\n"));
+  EXPECT_TRUE(contains(both.source, "constexpr int VEC_A = 4, VEC_B = 4, VEC_C = 1;\n"));
+  // Only B symmetric: A stays as the caller stores it.
+  key.structure_a = Structure::General;
+  const RenderedKernel b_only = render_kernel(c, specialization_of(key));
+  EXPECT_TRUE(contains(b_only.source, "constexpr int TRANS_A = 0, TRANS_B = 0;\n"));
+  EXPECT_TRUE(contains(b_only.source, "constexpr int VEC_A = 1, VEC_B = 4, VEC_C = 1;\n"));
+  // The tensor-core families read their own copies: their kernels are the general ones.
+  key.precision = Precision::TF32x3;
+  const KernelConfig mma = mma_representative_sample(key).front();
+  ProblemKey general = key;
+  general.structure_b = Structure::General;
+  EXPECT_EQ(render_kernel(mma, specialization_of(key)).source, render_kernel(mma, specialization_of(general)).source);
 }
 
 TEST(SourceRender, TemplateHashCoversTheTemplateOnly) {

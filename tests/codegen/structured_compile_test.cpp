@@ -1,9 +1,8 @@
 // Structured products compile in every family: the work-list walk and the fill epilogue
 // (WORK_LIST = 1, FILL = 1 or 2) of the SIMT, mma.sync and wgmma templates, on a sample of
 // each mode's candidates for lowertri-like keys (both operands triangular, a fill), with no
-// spills and within the register caps the unstructured kernels keep; the wgmma kernels that
-// read both triangular operands raw and mask them; the SIMT kernels that read symmetric ones
-// from their stored triangle.
+// spills and within the register caps the unstructured kernels keep; and the wgmma kernels that
+// read both triangular operands raw and mask them.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -14,7 +13,6 @@
 
 #include "codegen/candidate_space.hpp"
 #include "codegen/mma_sync_family.hpp"
-#include "codegen/simt_family.hpp"
 #include "codegen/source_render.hpp"
 #include "compile_all.hpp"
 #include "problem/operand_structure.hpp"
@@ -72,49 +70,6 @@ TEST_P(StructuredCompiles, WorkListAndFillInEveryFamily) {
   }
   const std::vector<CompileResult> results = compile_all(kernels, 1);
   for (const CompileResult& r : results) {
-    SCOPED_TRACE(r.name);
-    testing::expect_clean({r}, testing::entry_register_cap(r.threads));
-    std::cout << fmt::format("  {}: {}\n", r.name, r.resources.to_string());
-  }
-}
-
-// The SIMT kernel reads symmetric operands from their stored triangle (SymmetricLoader): every
-// sample config and the untuned default on symmetric A and B stored in either triangle, with
-// and without a fill, aligned and not, compile clean within the caps of the general kernels.
-TEST(StructuredCompiles, SimtReadsSymmetricOperandsInPlace) {
-  struct Case {
-    Structure a, b;
-    Op trans_a, trans_b;
-    Fill fill;
-    int vec;
-  };
-  const Case cases[] = {
-      {Structure::Symmetric, Structure::SymmetricUpper, Op::N, Op::N, Fill::Full, 4},
-      {Structure::SymmetricUpper, Structure::General, Op::T, Op::T, Fill::Lower, 1},
-      {Structure::General, Structure::Symmetric, Op::N, Op::T, Fill::Full, 4},
-  };
-  std::vector<RenderedKernel> kernels;
-  for (const Case& t : cases) {
-    ProblemKey key;
-    key.m = key.n = key.k = t.vec == 4 ? 4096 : 4095;
-    key.precision = Precision::FP32;
-    key.trans_a = t.trans_a, key.trans_b = t.trans_b;
-    key.structure_a = t.a, key.structure_b = t.b, key.fill = t.fill;
-    key.vec_a = key.vec_b = key.vec_c = t.vec;
-    const KernelSpecialization spec = specialization_of(key);
-    std::vector<KernelConfig> configs = tuning_sample(key);
-    configs.push_back(untuned_config(key));
-    for (const KernelConfig& c : configs) {
-      const RenderedKernel k = render_kernel(c, spec);
-      const int sym_a = simt_reads_symmetric_in_place(c, false, t.vec) ? triangle_code(spec.a_symmetric) : 0;
-      const int sym_b = simt_reads_symmetric_in_place(c, true, t.vec) ? triangle_code(spec.b_symmetric) : 0;
-      EXPECT_NE(k.source.find(fmt::format("constexpr int SYM_A = {}, SYM_B = {};", sym_a, sym_b)), std::string::npos)
-          << k.kernel_name;
-      if (sym_a != 0 || sym_b != 0) kernels.push_back(k);
-    }
-  }
-  ASSERT_GE(kernels.size(), 20u);
-  for (const CompileResult& r : compile_all(kernels, 1)) {
     SCOPED_TRACE(r.name);
     testing::expect_clean({r}, testing::entry_register_cap(r.threads));
     std::cout << fmt::format("  {}: {}\n", r.name, r.resources.to_string());

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "codegen/candidate_space.hpp"
-#include "codegen/simt_family.hpp"
 #include "codegen/wgmma_family.hpp"
 #include "exec/work_list.hpp"
 #include "jitgemm/error.hpp"
@@ -121,22 +120,9 @@ TEST(LaunchPlan, SplitKAndSymmetricCopies) {
   EXPECT_EQ(plan.split_k_ld, 1004);
   EXPECT_EQ(plan.workspace.split_k_partials.bytes, 4u * 4 * 1000 * 1004);
   EXPECT_EQ(plan.main.grid_y, 4u);
-  // The SIMT kernel reads a symmetric operand from its stored triangle: no copy.
   key = key_of(Precision::FP32, 1000, 1000, 1000);
   key.structure_b = Structure::Symmetric;
   plan = make_launch_plan(default_config(key), key, {132, 0});
-  EXPECT_FALSE(plan.a.expanded || plan.b.expanded);
-  EXPECT_EQ(plan.workspace.expanded_b.bytes, 0u);
-  expect_sound(plan);
-  // ... unless its tile does not fit both of its maps (B stored N x K is read by the
-  // transposing map; rows of 192 / 4 = 48 float4 do not split over 128 threads for the
-  // contiguous one); then B is copied dense first.
-  key.trans_b = Op::T;
-  const KernelConfig odd = KernelConfig::parse("simt_fp32_64x192x16_w1x4_t8x12_s3_k1_g8");
-  ASSERT_TRUE(statically_valid(odd, {}, nullptr));
-  EXPECT_FALSE(simt_reads_symmetric_in_place(odd, true, 4));
-  EXPECT_TRUE(simt_reads_symmetric_in_place(odd, false, 4));
-  plan = make_launch_plan(odd, key, {132, 0});
   EXPECT_TRUE(plan.b.expanded);
   EXPECT_FALSE(plan.a.expanded);
   EXPECT_EQ(plan.b.expanded_ld, 1024);

@@ -76,7 +76,7 @@ TEST_P(StructuredConfigs, EverySampleConfigOnTriangularOperandsAndFills) {
     const std::vector<KernelConfig> raw = masked_raw_configs(key);
     configs.insert(configs.end(), raw.begin(), raw.end());
     // A split K: each slice's loaders start at its own k (the symmetric loader's diagonal).
-    if (p.precision == Precision::FP32) configs.push_back(KernelConfig::parse("simt_fp32_64x128x16_w1x4_t8x8_s3_k3_g8"));
+    if (p.precision == Precision::FP32) configs.push_back(KernelConfig::parse("simt_fp32_64x128x16_w1x4_t8x8_s3_k4_g8"));
     for (const KernelConfig& config : configs) {
       const std::optional<CaseResult> r = runner.run(config, p, 900 + launched, RandomKind::SignedNormal);
       if (!r) continue;  // alignment: the launcher refuses it
