@@ -60,9 +60,9 @@ PlanKernels GemmLauncher::kernels(const LaunchPlan& plan, const cuda::Function& 
   PlanKernels k;
   k.main = &main;
   const ProblemKey& key = plan.key;
-  // A dense copy is written row by row in the stored layout (no transpose, no rounding).
-  if (plan.a.expanded) k.expand_a = &split_operand({0, false, key.structure_a}, key.vec_a);
-  if (plan.b.expanded) k.expand_b = &split_operand({0, false, key.structure_b}, key.vec_b);
+  // A dense copy is written row by row in the stored layout, or transposed (no rounding).
+  if (plan.a.expanded) k.expand_a = &split_operand({0, plan.a.transposed_copy, key.structure_a}, key.vec_a);
+  if (plan.b.expanded) k.expand_b = &split_operand({0, plan.b.transposed_copy, key.structure_b}, key.vec_b);
   if (plan.config.family() != KernelFamily::Wgmma) return k;
   // The pre-passes read the kernel's operands: the caller's matrices (swapped: A' is B), or
   // their dense copies, which are 16-byte aligned with rows of a multiple of 32 floats.
@@ -131,9 +131,10 @@ void GemmLauncher::expand_structured(const LaunchPlan& plan, const PlanKernels& 
                     const WorkspaceRegion& region, CUdeviceptr& ptr, int64_t& ld) {
     if (!op.expanded) return;
     const CUdeviceptr to = at(workspace, region);
-    // The stored matrix, row by row (no transpose): the copy keeps the caller's layout.
-    run_split_operand(*fn, structure, ptr, ld, op.stored.rows, op.stored.cols, to, to, op.expanded_ld, workspace,
-                      stream);
+    // Row r of the copy holds its copy_shape().cols values: the stored row r, or with a
+    // transposed copy the stored column r (the pre-pass's transposing view, rows = stored columns).
+    const StoredShape copy = op.copy_shape();
+    run_split_operand(*fn, structure, ptr, ld, copy.rows, copy.cols, to, to, op.expanded_ld, workspace, stream);
     ptr = to, ld = op.expanded_ld;
   };
   expand(plan.a, kernels.expand_a, plan.key.structure_a, plan.workspace.expanded_a, a, lda);

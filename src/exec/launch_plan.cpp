@@ -30,11 +30,13 @@ class RegionAllocator {
   size_t end_ = 0;
 };
 
-// Which structured operands a kernel reads in place unmasked, and so needs copied dense first:
-// all of them for the split-K families; for wgmma the one in registers and the source of a B
-// converted or transformed in the kernel, unless the kernel masks it (a triangular operand read
-// raw: wgmma_operand_masks). The pre-pass reads a plane-fed operand's structure itself.
-void mark_structured_operands(const KernelConfig& c, const ProblemKey& p, PlannedOperand& a, PlannedOperand& b) {
+// Which operands a kernel needs copied dense first: the structured ones it reads in place
+// unmasked, all of them for the split-K families; for wgmma the one in registers and the
+// source of a B converted or transformed in the kernel, unless the kernel masks it (a
+// triangular operand read raw: wgmma_operand_masks). The pre-pass reads a plane-fed operand's
+// structure itself. And the general operands the SIMT kernel reads transposed
+// (simt_transposed_copies).
+void mark_copied_operands(const KernelConfig& c, const ProblemKey& p, PlannedOperand& a, PlannedOperand& b) {
   bool a_in_place = true, b_in_place = true;
   if (const WgmmaParams* w = c.if_wgmma()) {
     const WgmmaOperandMasks masks = wgmma_operand_masks(c, specialization_of(p));
@@ -43,19 +45,22 @@ void mark_structured_operands(const KernelConfig& c, const ProblemKey& p, Planne
     a_in_place = w->swap_ab ? kernel_b_in_place : kernel_a_in_place;
     b_in_place = w->swap_ab ? kernel_a_in_place : kernel_b_in_place;
   }
-  auto mark = [](PlannedOperand& op, Structure s, bool in_place) {
-    op.expanded = s != Structure::General && in_place;
+  const TransposedCopies transposed =
+      c.family() == KernelFamily::Simt ? simt_transposed_copies(p) : TransposedCopies{};
+  auto mark = [](PlannedOperand& op, Structure s, bool in_place, bool transposed_copy) {
+    op.transposed_copy = transposed_copy;
+    op.expanded = (s != Structure::General && in_place) || transposed_copy;
     op.structure = op.expanded ? Structure::General : s;
-    op.expanded_ld = op.expanded ? expanded_ld(op.stored.cols) : 0;
+    op.expanded_ld = op.expanded ? expanded_ld(op.copy_shape().cols) : 0;
   };
-  mark(a, p.structure_a, a_in_place);
-  mark(b, p.structure_b, b_in_place);
+  mark(a, p.structure_a, a_in_place, transposed.a);
+  mark(b, p.structure_b, b_in_place, transposed.b);
 }
 
 void plan_expansions(LaunchPlan& plan, RegionAllocator& regions) {
   for (auto [op, region] : {std::pair{&plan.a, &plan.workspace.expanded_a}, std::pair{&plan.b, &plan.workspace.expanded_b}}) {
     if (!op->expanded) continue;
-    *region = regions.take(floats(op->stored.rows * op->expanded_ld));
+    *region = regions.take(floats(op->copy_shape().rows * op->expanded_ld));
   }
 }
 
@@ -157,7 +162,7 @@ LaunchPlan make_launch_plan(const KernelConfig& config, const ProblemKey& proble
   plan.a.stored = stored_shape(problem.trans_a, problem.m, problem.k);
   plan.b.rows = problem.n, plan.b.rows_contiguous = problem.trans_b == Op::N;
   plan.b.stored = stored_shape(problem.trans_b, problem.k, problem.n);
-  mark_structured_operands(config, problem, plan.a, plan.b);
+  mark_copied_operands(config, problem, plan.a, plan.b);
   RegionAllocator regions;
   if (config.family() == KernelFamily::Wgmma) {
     plan_wgmma(plan, device, regions);

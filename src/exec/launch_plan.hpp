@@ -77,8 +77,13 @@ struct PlannedOperand {
   StoredShape stored;            // as it lies in memory
   // What the pre-pass reads: the declared structure, or General when the operand was expanded.
   Structure structure = Structure::General;
-  bool expanded = false;    // a structured operand copied dense into the workspace first
-  int64_t expanded_ld = 0;  // the copy's leading dimension
+  bool expanded = false;    // copied dense into the workspace first (a structured operand, or a
+                            // general one the SIMT kernel reads transposed: transposed_copy)
+  bool transposed_copy = false;  // the copy is the stored matrix transposed
+  int64_t expanded_ld = 0;       // the copy's leading dimension
+
+  // The copy as it lies in the workspace.
+  StoredShape copy_shape() const { return transposed_copy ? StoredShape{stored.cols, stored.rows} : stored; }
 };
 
 // What the device contributes to a plan.

@@ -101,8 +101,11 @@ TEST(CandidateSpace, DefaultRule) {
   const std::string nn_tn = "simt_fp32_64x256x16_w1x8_t8x8_s3_k1_g8";
   EXPECT_EQ(tile_name(key_of(4096, 4096, 4096)), nn_tn);
   EXPECT_EQ(tile_name(key_of(2048, 4096, 8192, Op::T)), nn_tn);
-  EXPECT_EQ(tile_name(key_of(4096, 4096, 4096, Op::N, Op::T)), "simt_fp32_128x128x16_w4x2_t8x8_s3_k1_g8");
-  EXPECT_EQ(tile_name(key_of(4096, 4096, 4096, Op::T, Op::T)), "simt_fp32_128x64x16_w4x1_t8x8_s3_k1_g8");
+  // The layout the kernel reads: 4096^3 NT and TT read transposed copies, as TN.
+  EXPECT_EQ(tile_name(key_of(4096, 4096, 4096, Op::N, Op::T)), nn_tn);
+  EXPECT_EQ(tile_name(key_of(4096, 4096, 4096, Op::T, Op::T)), nn_tn);
+  EXPECT_EQ(tile_name(key_of(4096, 4096, 1000, Op::N, Op::T)), "simt_fp32_128x128x16_w4x2_t8x8_s3_k1_g8");
+  EXPECT_EQ(tile_name(key_of(4096, 4096, 1000, Op::T, Op::T)), "simt_fp32_128x64x16_w4x1_t8x8_s3_k1_g8");
   EXPECT_EQ(tile_name(key_of(2048, 2048, 64)), mid);              // 256 CTAs of 64x256
   EXPECT_EQ(tile_name(key_of(2048, 2048, 64, Op::N, Op::T)), mid);  // 256 CTAs of 128x128
   EXPECT_EQ(tile_name(key_of(32768, 128, 64)), mid);              // too narrow for 256

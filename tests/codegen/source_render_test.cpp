@@ -61,6 +61,18 @@ TEST(SourceRender, SimtReadsSymmetricCopiesAlongMAndN) {
   EXPECT_EQ(render_kernel(mma, specialization_of(key)).source, render_kernel(mma, specialization_of(general)).source);
 }
 
+// A large product's operand stored K-contiguous reaches the SIMT kernel as a transposed copy.
+TEST(SourceRender, SimtReadsTransposedCopiesOfLargeOperands) {
+  ProblemKey key;
+  key.m = key.n = key.k = 4096;
+  key.trans_a = Op::N, key.trans_b = Op::T, key.vec_a = key.vec_b = key.vec_c = 1;
+  const KernelConfig c = KernelConfig::parse("simt_fp32_128x128x16_w2x4_t8x8_s2_k1_g8");
+  const RenderedKernel large = render_kernel(c, specialization_of(key));
+  EXPECT_EQ(large.kernel_name, "jitgemm_simt_fp32_128x128x16_w2x4_t8x8_s2_k1_g8_TN_v4v4v1");
+  key.m = key.n = 2048;
+  EXPECT_EQ(render_kernel(c, specialization_of(key)).kernel_name, "jitgemm_simt_fp32_128x128x16_w2x4_t8x8_s2_k1_g8_NT_v1v1v1");
+}
+
 TEST(SourceRender, TemplateHashCoversTheTemplateOnly) {
   const RenderedKernel a = render_kernel(KernelConfig{}, KernelSpecialization{});
   const RenderedKernel b = render_kernel(default_config(ProblemKey{}), KernelSpecialization{Op::T, Op::T, 1, 1, 1});

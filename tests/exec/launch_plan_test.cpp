@@ -136,6 +136,40 @@ TEST(LaunchPlan, SplitKAndSymmetricCopies) {
   EXPECT_EQ(plan.workspace.expanded_b.bytes, 0u);
 }
 
+// Large fp32 products: the SIMT kernel reads an operand stored K-contiguous (A as N, B as T)
+// from a transposed copy, M- or N-contiguous; the other families and small products read it
+// where it lies.
+TEST(LaunchPlan, SimtTransposedCopiesOfLargeOperands) {
+  struct Case {
+    Op ta, tb;
+    int64_t m, n, k;
+    bool a, b;
+  };
+  for (const Case& t : {Case{Op::N, Op::N, 4096, 4096, 1024, true, false}, Case{Op::N, Op::T, 4096, 8192, 4096, true, true},
+                        Case{Op::T, Op::T, 4096, 100, 2048, false, true}, Case{Op::T, Op::N, 8192, 8192, 8192, false, false},
+                        Case{Op::N, Op::T, 2048, 2048, 2048, false, false}, Case{Op::N, Op::T, 4096, 4096, 1000, false, false}}) {
+    const ProblemKey key = key_of(Precision::FP32, t.m, t.n, t.k, t.ta, t.tb);
+    SCOPED_TRACE(key.canonical());
+    const LaunchPlan plan = make_launch_plan(default_config(key), key, {132, 0});
+    EXPECT_EQ(plan.a.expanded, t.a);
+    EXPECT_EQ(plan.a.transposed_copy, t.a);
+    EXPECT_EQ(plan.b.expanded, t.b);
+    EXPECT_EQ(plan.b.transposed_copy, t.b);
+    // A's copy is K x M, B's K x N, rows of a multiple of 32 floats.
+    EXPECT_EQ(plan.workspace.expanded_a.bytes, t.a ? 4u * t.k * ((t.m + 31) / 32 * 32) : 0u);
+    EXPECT_EQ(plan.workspace.expanded_b.bytes, t.b ? 4u * t.k * ((t.n + 31) / 32 * 32) : 0u);
+    if (t.a) EXPECT_EQ(plan.a.expanded_ld, (t.m + 31) / 32 * 32);
+    expect_sound(plan);
+    const KernelSpecialization spec = specialization_of(key);
+    EXPECT_EQ(spec.a_transposed_copy, t.a);
+    EXPECT_EQ(spec.b_transposed_copy, t.b);
+  }
+  // tf32x3 on wgmma: the pre-pass lays out what the kernel reads; no copy.
+  const ProblemKey tensor = key_of(Precision::TF32x3, 4096, 4096, 4096, Op::N, Op::T);
+  const LaunchPlan plan = make_launch_plan(default_config(tensor), tensor, {132, 0});
+  EXPECT_FALSE(plan.a.transposed_copy || plan.b.transposed_copy);
+}
+
 TEST(LaunchPlan, TriangularOperandsAndFill) {
   // lowertri: A and B lower, C = tril(A B). SIMT reads both in place: dense copies first (in
   // the stored layout), and one work item per tile.

@@ -2,13 +2,15 @@
 // M, N, K from {1, 7, 64, 127, 1000, 1537, 4096} (all 343 triples), the four op
 // combinations, padded and unaligned leading dimensions, alpha in {1, -0.5}, beta in
 // {0 with NaN-filled C, 1, 0.25}. The contract: error <= max(2 x cuBLAS SGEMM's, 4u),
-// no unwritten element, the NaN/Inf pattern of float64.
+// no unwritten element, the NaN/Inf pattern of float64. The large ones read A or B from a
+// transposed copy (simt_transposed_copies), aligned or not.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
 #include <filesystem>
 
+#include "codegen/kernel_family.hpp"
 #include "gpu_fixture.hpp"
 #include "jitgemm/error.hpp"
 #include "jitgemm/runtime.hpp"
@@ -26,12 +28,14 @@ TEST(GemmCorrectness, Fp32AllShapesOpsLeadingDimensionsAlphaBeta) {
   JITGEMM_REQUIRE_GPU();
   GpuEnvironment& env = gpu();
   Runtime runtime(isolated_options("correctness"));
-  int index = 0, failures = 0;
+  int index = 0, failures = 0, copied = 0;
   for (int64_t m : kSweepSizes)
     for (int64_t n : kSweepSizes)
       for (int64_t k : kSweepSizes) {
         const int i = index++;
         const GemmProblem p = sweep_case(i, m, n, k, Precision::FP32);
+        const TransposedCopies copies = simt_transposed_copies(make_problem_key(p));
+        copied += copies.a || copies.b;
         const RandomKind kind = (i % 5 == 4) ? RandomKind::SignedNormal : RandomKind::Uniform01;
         const CaseResult r = env.run_case(p, 1000 + i, kind, [&](const float* a, const float* b, float* c) {
           runtime.gemm(p, a, b, c, reinterpret_cast<CUstream_st*>(env.stream()));
@@ -48,7 +52,8 @@ TEST(GemmCorrectness, Fp32AllShapesOpsLeadingDimensionsAlphaBeta) {
   const auto counters = runtime.serve_counters();
   EXPECT_EQ(counters.fallback, static_cast<uint64_t>(index));  // an empty database: never tuned, never exact
   EXPECT_EQ(counters.exact + counters.nearest, 0u);
-  std::printf("[ info ] %d cases, %d failures\n", index, failures);
+  EXPECT_GE(copied, 8);
+  std::printf("[ info ] %d cases (%d with a transposed copy), %d failures\n", index, copied, failures);
 }
 
 TEST(GemmCorrectness, WideExponentRangeAndSignedData) {
