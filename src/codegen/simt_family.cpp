@@ -31,8 +31,8 @@ constexpr int kLaneShapes[][2] = {{4, 8}, {8, 4}};
 // own transpose: the kernel reads it the way its loader copies in 16-byte units, M- or
 // N-contiguous (A as if stored K x M, B as stored K x N), whatever op and alignment the caller
 // gave; a general operand of a large product may reach it as a transposed copy, read the same
-// way (simt_transposed_copies). On the H200, 4096^3 with both operands symmetric (A read as stored, NN, until then) went
-// 2.868 -> 2.761 ms on the same record and 2.734 re-tuned, against 2.788 declared general. (A
+// way (simt_transposed_copies). On the H200, 4096^3 with both operands symmetric (A read as
+// stored, NN, until then) went 2.868 -> 2.761 ms on the same record and 2.734 re-tuned. (A
 // kernel that read the stored triangle in place, one map on either side of the diagonal, was
 // slower still: the SIMT kernel is issue-bound and B's transposing 4-byte copies cost 7%.)
 KernelSpecialization simt_view(KernelSpecialization s) {

@@ -17,9 +17,9 @@ const KernelFamilyRules& simt_rules() noexcept;
 //   problems keep the 64-wide tiles. Ordered by name; deterministic.
 std::vector<KernelConfig> simt_candidate_space(const ProblemKey& key, const StaticLimits& limits);
 
-// The kernel for an fp32 problem nobody tuned, by the layout the kernel reads (simt_view: a
-// symmetric operand or a transposed copy is read as A T, B N). Rule, from sweeps on an H200 (4096^3 for NN,
-// NT, TT; 2048x4096x8192 for TN), first match wins, each only when its tile fits in M x N and
+// The kernel for an fp32 problem nobody tuned, by the layout the kernel reads (a symmetric
+// operand or a transposed copy is read as A T, B N). Rule, from sweeps on an H200 (4096^3 for
+// NN, NT, TT; 2048x4096x8192 for TN), first match wins, each only when its tile fits in M x N and
 // gives >= 264 CTAs (two per SM of an H100/H200):
 //   NT:      128x128x16, 8 warps 4x2, 8x8 per thread, 3 stages  (88.8% of cuBLAS, best of 224)
 //   TT:      128x64x16,  4 warps 4x1, 8x8 per thread, 3 stages  (95.4%)

@@ -125,8 +125,8 @@ void GemmLauncher::run_reduce(SplitKReduceArgs args, CUstream stream) const {
   cuda::launch(reduce_, {static_cast<unsigned>(blocks), 1, 1}, {kReduceThreads, 1, 1}, 0, stream, params.data());
 }
 
-void GemmLauncher::expand_structured(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a, int64_t& lda,
-                                     CUdeviceptr& b, int64_t& ldb, CUdeviceptr workspace, CUstream stream) const {
+void GemmLauncher::copy_operands(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a, int64_t& lda,
+                                 CUdeviceptr& b, int64_t& ldb, CUdeviceptr workspace, CUstream stream) const {
   auto expand = [&](const PlannedOperand& op, const cuda::Function* fn, Structure structure,
                     const WorkspaceRegion& region, CUdeviceptr& ptr, int64_t& ld) {
     if (!op.expanded) return;
@@ -156,7 +156,7 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const PlanKernels& ker
                                   CUstream stream) const {
   GemmProblem q = p;
   int64_t lda = q.effective_lda(), ldb = q.effective_ldb();
-  expand_structured(plan, kernels, a, lda, b, ldb, workspace, stream);
+  copy_operands(plan, kernels, a, lda, b, ldb, workspace, stream);
   const CUdeviceptr work = work_list(plan, workspace, stream);
   q.lda = lda, q.ldb = ldb;
   // With split_k > 1 each CTA row y writes the plain partial product of its K slice to slice y
@@ -212,7 +212,7 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const PlanKernels& kerne
   const WgmmaParams& w = config.wgmma();
   const WorkspaceLayout& ws = plan.workspace;
   int64_t lda = p.effective_lda(), ldb = p.effective_ldb();
-  expand_structured(plan, kernels, a, lda, b, ldb, workspace, stream);
+  copy_operands(plan, kernels, a, lda, b, ldb, workspace, stream);
   const CUdeviceptr work = work_list(plan, workspace, stream);
   // The kernel computes C' = A' B'^T: A' = op(A), B' = op(B)^T, or swapped A' = op(B)^T, B' = op(A).
   struct Source {

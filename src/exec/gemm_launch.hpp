@@ -88,10 +88,10 @@ class GemmLauncher {
   void run_reduce(SplitKReduceArgs args, CUstream stream) const;
   void launch_wgmma(const LaunchPlan& plan, const PlanKernels& kernels, const GemmProblem& p, CUdeviceptr a,
                     CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) const;
-  // The structured operands the plan copies dense (PlannedOperand::expanded): a, b and their
-  // leading dimensions replaced by the copies'.
-  void expand_structured(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a, int64_t& lda,
-                         CUdeviceptr& b, int64_t& ldb, CUdeviceptr workspace, CUstream stream) const;
+  // The operands the plan copies dense (PlannedOperand::expanded: structured ones, and the
+  // SIMT kernel's transposed copies): a, b and their leading dimensions replaced by the copies'.
+  void copy_operands(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a, int64_t& lda,
+                     CUdeviceptr& b, int64_t& ldb, CUdeviceptr workspace, CUstream stream) const;
   // Where the kernel reads the plan's work list (0 without one): the plan's device copy, or
   // else its workspace region, uploaded now.
   CUdeviceptr work_list(const LaunchPlan& plan, CUdeviceptr workspace, CUstream stream) const;
