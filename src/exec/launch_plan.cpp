@@ -34,27 +34,27 @@ class RegionAllocator {
 // unmasked, all of them for the split-K families; for wgmma the one in registers and the
 // source of a B converted or transformed in the kernel, unless the kernel masks it (a
 // triangular operand read raw: wgmma_operand_masks). The pre-pass reads a plane-fed operand's
-// structure itself. And the general operands the SIMT kernel reads transposed
-// (simt_transposed_copies).
+// structure itself. And the general operands the SIMT kernel reads transposed: the ones its
+// specialization, the kernel it was compiled as, says (simt_transposed_copies).
 void mark_copied_operands(const KernelConfig& c, const ProblemKey& p, PlannedOperand& a, PlannedOperand& b) {
+  const KernelSpecialization spec = specialization_of(p);
   bool a_in_place = true, b_in_place = true;
   if (const WgmmaParams* w = c.if_wgmma()) {
-    const WgmmaOperandMasks masks = wgmma_operand_masks(c, specialization_of(p));
+    const WgmmaOperandMasks masks = wgmma_operand_masks(c, spec);
     const bool kernel_a_in_place = w->a_in_registers() && masks.a_keep == 0;
     const bool kernel_b_in_place = w->b != WgmmaB::Planes && masks.b_keep == 0;
     a_in_place = w->swap_ab ? kernel_b_in_place : kernel_a_in_place;
     b_in_place = w->swap_ab ? kernel_a_in_place : kernel_b_in_place;
   }
-  const TransposedCopies transposed =
-      c.family() == KernelFamily::Simt ? simt_transposed_copies(p) : TransposedCopies{};
+  const bool simt = c.family() == KernelFamily::Simt;
   auto mark = [](PlannedOperand& op, Structure s, bool in_place, bool transposed_copy) {
     op.transposed_copy = transposed_copy;
     op.expanded = (s != Structure::General && in_place) || transposed_copy;
     op.structure = op.expanded ? Structure::General : s;
     op.expanded_ld = op.expanded ? expanded_ld(op.copy_shape().cols) : 0;
   };
-  mark(a, p.structure_a, a_in_place, transposed.a);
-  mark(b, p.structure_b, b_in_place, transposed.b);
+  mark(a, p.structure_a, a_in_place, simt && spec.a_transposed_copy);
+  mark(b, p.structure_b, b_in_place, simt && spec.b_transposed_copy);
 }
 
 void plan_expansions(LaunchPlan& plan, RegionAllocator& regions) {
