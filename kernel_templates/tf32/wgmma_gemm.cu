@@ -29,8 +29,9 @@
 //                            wgmma from shared memory, release empty[s]; then the epilogue
 // Structure: WORK_LIST = 1 (a structured product): CTA b walks its share of a host-built
 // list of tiles and K ranges instead (tf32/tile_schedule.cuh); a tile with no K units is
-// stored with no arithmetic. FILL = 1 (2): elements of the kernel's result above (below) its
-// diagonal are written as zeros (the host passes the fill of C^T when TRANSPOSE_C).
+// stored with no arithmetic (with beta = 0, zeros in 16-byte stores: store_zeros). FILL = 1
+// (2): elements of the kernel's result above (below) its diagonal are written as zeros (the
+// host passes the fill of C^T when TRANSPOSE_C).
 // A_KEEP, B_KEEP (a triangular operand read raw: A in registers, B transformed or rounded):
 // the kernel's A'(m, k) or B'(n, k) is taken as zero outside its triangle (1: k <= row kept,
 // 2: k >= row kept) and, with A_UNIT / B_UNIT, as one on the diagonal, whatever memory holds
@@ -360,6 +361,27 @@ __device__ __forceinline__ void store_tile(const float (&acc)[ACC_REGS], float* 
   }
 }
 
+// A work-list tile with no K units holds only zeros when beta = 0 (alpha * 0, or the fill's):
+// the warpgroup's 64 x BLOCK_N slice as it lies in C (TRANSPOSE_C: BLOCK_N rows of 64 floats)
+// in 16-byte stores along C's rows, consecutive threads on consecutive addresses. (Through
+// store_tile, a swapped 128 x 256 zero tile took about 6 us of scalar stores.)
+__device__ __forceinline__ void store_zeros(float* C, long long ldc, int M, int N, int row0, int n0) {
+  constexpr int ROWS = TRANSPOSE_C ? BLOCK_N : 64, COLS = TRANSPOSE_C ? 64 : BLOCK_N, QUADS = COLS / 4;
+  const int r0 = TRANSPOSE_C ? n0 : row0, c0 = TRANSPOSE_C ? row0 : n0;  // c0: a multiple of 64
+  const int rows = min(ROWS, (TRANSPOSE_C ? N : M) - r0), cols = min(COLS, (TRANSPOSE_C ? M : N) - c0);
+  const bool vec = ldc % 4 == 0 && reinterpret_cast<unsigned long long>(C) % 16 == 0;
+  for (int q = threadIdx.x % 128; q < ROWS * QUADS; q += 128) {
+    const int r = q / QUADS, c = (q % QUADS) * 4;
+    if (r >= rows || c >= cols) continue;
+    float* p = C + (long long)(r0 + r) * ldc + c0 + c;
+    if (vec && c + 4 <= cols) {
+      *reinterpret_cast<float4*>(p) = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    } else {
+      for (int e = 0; e < 4 && c + e < cols; ++e) p[e] = 0.0f;
+    }
+  }
+}
+
 // The end of one piece of work: a whole tile, or the owner's share with the others' partials
 // added, is stored; another piece of a split tile goes to the owner (tf32/stream_k.cuh).
 __device__ __forceinline__ void finish_work(float (&acc)[ACC_REGS], const TileSchedule& s, const Work& w,
@@ -385,11 +407,16 @@ __device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, con
   auto work_on = [&](const Work& w) {
     const int stages = w.units * GROUP_STAGES;
     const OperandCursor at{s.coord(w.tile).m0, w.first_unit * GROUP_STAGES * BLOCK_K};
+    // A structurally zero tile: nothing in the ring for it. With beta = 0 only zeros to store.
+    if (WORK_LIST && SPLIT_K == 1 && stages == 0 && beta == 0.0f) {
+      const TileCoord tile = s.coord(w.tile);
+      return store_zeros(C, ldc, M, N, tile.m0 + wg_row0, tile.n0);
+    }
     // Running sums: 64 x BLOCK_N per warpgroup, fragment layout of common/wgmma.cuh.
     if constexpr (TF32X3) {
       RunningSum sum;
       if (WORK_LIST && stages == 0)
-        sum.reset();  // a structurally zero tile: nothing in the ring for it
+        sum.reset();  // a structurally zero tile with beta: beta * C
       else
         mainloop_tf32x3(sum, ring_smem, ring, at, stages, wg_row0, nan_guard);
       finish_work(sum.total, s, w, sk, wg, C, ldc, M, N, alpha, beta);
