@@ -115,24 +115,10 @@ class KernelFamilyRules {
   virtual LaunchGeometry geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t k, int sm_count) const = 0;
 };
 
-// Which general operands of an fp32 problem the SIMT kernel reads from a transposed dense copy
-// (simt_family.cpp has the rule and its measurements).
-struct TransposedCopies {
-  bool a = false, b = false;
-};
-TransposedCopies simt_transposed_copies(const ProblemKey& key) noexcept;
-
 // What a problem key fixes at compile time: its transposes, vector widths, the fill, whether
 // its structure leaves tiles that need less than all of K (a work list), its triangular
 // operands, the stored triangles of its symmetric ones and the SIMT family's transposed copies.
-inline KernelSpecialization specialization_of(const ProblemKey& key) noexcept {
-  const ProductTriangles t = product_triangles(key);
-  auto symmetric = [](Structure s) { return is_symmetric(s) ? stored_triangle(s) : Triangle::None; };
-  const TransposedCopies copies = simt_transposed_copies(key);
-  return {key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c, t.c, t.any(), t.a, t.b,
-          has_unit_diagonal(key.structure_a), has_unit_diagonal(key.structure_b), symmetric(key.structure_a),
-          symmetric(key.structure_b), copies.a, copies.b};
-}
+KernelSpecialization specialization_of(const ProblemKey& key) noexcept;
 
 // The prologue line every template reads for structure: FILL (0 full, 1 keep the lower
 // triangle of the kernel's output, 2 the upper) and WORK_LIST (0 or 1). `transposed_c`: the

@@ -9,6 +9,13 @@ namespace jitgemm {
 
 const KernelFamilyRules& simt_rules() noexcept;
 
+// Which general operands of an fp32 problem the SIMT kernel reads from a transposed dense copy
+// (simt_family.cpp has the rule and its measurements); specialization_of records them.
+struct TransposedCopies {
+  bool a = false, b = false;
+};
+TransposedCopies simt_transposed_copies(const ProblemKey& key) noexcept;
+
 // The configs worth timing for an fp32 problem:
 //   CTA tiles 64/128/256 x 64/128/256, block_k 8/16/32, 4 or 8 warps, each warp's 32 lanes
 //   arranged 4x8 or 8x4 with thread tiles 4x4 .. 8x16 / 16x8, 2..5 stages, each with split_k 1

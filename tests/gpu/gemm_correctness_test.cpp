@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "codegen/kernel_family.hpp"
+#include "codegen/simt_family.hpp"
 #include "gpu_fixture.hpp"
 #include "jitgemm/error.hpp"
 #include "jitgemm/runtime.hpp"
