@@ -61,15 +61,15 @@ PlanKernels GemmLauncher::kernels(const LaunchPlan& plan, const cuda::Function& 
   k.main = &main;
   const ProblemKey& key = plan.key;
   // A dense copy is written row by row in the stored layout, or transposed (no rounding).
-  if (plan.a.expanded) k.expand_a = &split_operand({0, plan.a.transposed_copy, key.structure_a}, key.vec_a);
-  if (plan.b.expanded) k.expand_b = &split_operand({0, plan.b.transposed_copy, key.structure_b}, key.vec_b);
+  if (plan.a.copied) k.copy_a = &split_operand({0, plan.a.transposed_copy, key.structure_a}, key.vec_a);
+  if (plan.b.copied) k.copy_b = &split_operand({0, plan.b.transposed_copy, key.structure_b}, key.vec_b);
   if (plan.config.family() != KernelFamily::Wgmma) return k;
   // The pre-passes read the kernel's operands: the caller's matrices (swapped: A' is B), or
   // their dense copies, which are 16-byte aligned with rows of a multiple of 32 floats.
   const bool swap = plan.config.wgmma().swap_ab;
   auto source_vec = [&](bool caller_a) {
     const PlannedOperand& op = caller_a ? plan.a : plan.b;
-    return op.expanded ? 4 : caller_a ? key.vec_a : key.vec_b;
+    return op.copied ? 4 : caller_a ? key.vec_a : key.vec_b;
   };
   if (plan.prepass_a)
     k.split_a = &split_operand({plan.planes, plan.kernel_a.rows_contiguous, plan.kernel_a.structure}, source_vec(!swap));
@@ -127,18 +127,18 @@ void GemmLauncher::run_reduce(SplitKReduceArgs args, CUstream stream) const {
 
 void GemmLauncher::copy_operands(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a, int64_t& lda,
                                  CUdeviceptr& b, int64_t& ldb, CUdeviceptr workspace, CUstream stream) const {
-  auto expand = [&](const PlannedOperand& op, const cuda::Function* fn, Structure structure,
-                    const WorkspaceRegion& region, CUdeviceptr& ptr, int64_t& ld) {
-    if (!op.expanded) return;
+  auto copy_one = [&](const PlannedOperand& op, const cuda::Function* fn, Structure structure,
+                      const WorkspaceRegion& region, CUdeviceptr& ptr, int64_t& ld) {
+    if (!op.copied) return;
     const CUdeviceptr to = at(workspace, region);
     // Row r of the copy holds its copy_shape().cols values: the stored row r, or with a
     // transposed copy the stored column r (the pre-pass's transposing view, rows = stored columns).
     const StoredShape copy = op.copy_shape();
-    run_split_operand(*fn, structure, ptr, ld, copy.rows, copy.cols, to, to, op.expanded_ld, workspace, stream);
-    ptr = to, ld = op.expanded_ld;
+    run_split_operand(*fn, structure, ptr, ld, copy.rows, copy.cols, to, to, op.copy_ld, workspace, stream);
+    ptr = to, ld = op.copy_ld;
   };
-  expand(plan.a, kernels.expand_a, plan.key.structure_a, plan.workspace.expanded_a, a, lda);
-  expand(plan.b, kernels.expand_b, plan.key.structure_b, plan.workspace.expanded_b, b, ldb);
+  copy_one(plan.a, kernels.copy_a, plan.key.structure_a, plan.workspace.copy_a, a, lda);
+  copy_one(plan.b, kernels.copy_b, plan.key.structure_b, plan.workspace.copy_b, b, ldb);
 }
 
 CUdeviceptr GemmLauncher::work_list(const LaunchPlan& plan, CUdeviceptr workspace, CUstream stream) const {

@@ -40,8 +40,8 @@ class TemplateStore;
 // them alive.
 struct PlanKernels {
   const cuda::Function* main = nullptr;
-  const cuda::Function* expand_a = nullptr;  // the dense copy of a structured A (PlannedOperand::expanded)
-  const cuda::Function* expand_b = nullptr;
+  const cuda::Function* copy_a = nullptr;  // the dense copy of A (PlannedOperand::copied)
+  const cuda::Function* copy_b = nullptr;
   const cuda::Function* split_a = nullptr;   // wgmma: the pre-pass that writes A' planes (plan.prepass_a)
   const cuda::Function* split_b = nullptr;   // wgmma: the same for B'
 };
@@ -88,7 +88,7 @@ class GemmLauncher {
   void run_reduce(SplitKReduceArgs args, CUstream stream) const;
   void launch_wgmma(const LaunchPlan& plan, const PlanKernels& kernels, const GemmProblem& p, CUdeviceptr a,
                     CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) const;
-  // The operands the plan copies dense (PlannedOperand::expanded: structured ones, and the
+  // The operands the plan copies dense (PlannedOperand::copied: structured ones, and the
   // SIMT kernel's transposed copies): a, b and their leading dimensions replaced by the copies'.
   void copy_operands(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a, int64_t& lda,
                      CUdeviceptr& b, int64_t& ldb, CUdeviceptr workspace, CUstream stream) const;

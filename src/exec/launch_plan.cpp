@@ -49,18 +49,18 @@ void mark_copied_operands(const KernelConfig& c, const ProblemKey& p, PlannedOpe
   const bool simt = c.family() == KernelFamily::Simt;
   auto mark = [](PlannedOperand& op, Structure s, bool in_place, bool transposed_copy) {
     op.transposed_copy = transposed_copy;
-    op.expanded = (s != Structure::General && in_place) || transposed_copy;
-    op.structure = op.expanded ? Structure::General : s;
-    op.expanded_ld = op.expanded ? expanded_ld(op.copy_shape().cols) : 0;
+    op.copied = (s != Structure::General && in_place) || transposed_copy;
+    op.structure = op.copied ? Structure::General : s;
+    op.copy_ld = op.copied ? dense_copy_ld(op.copy_shape().cols) : 0;
   };
   mark(a, p.structure_a, a_in_place, simt && spec.a_transposed_copy);
   mark(b, p.structure_b, b_in_place, simt && spec.b_transposed_copy);
 }
 
-void plan_expansions(LaunchPlan& plan, RegionAllocator& regions) {
-  for (auto [op, region] : {std::pair{&plan.a, &plan.workspace.expanded_a}, std::pair{&plan.b, &plan.workspace.expanded_b}}) {
-    if (!op->expanded) continue;
-    *region = regions.take(floats(op->copy_shape().rows * op->expanded_ld));
+void plan_copies(LaunchPlan& plan, RegionAllocator& regions) {
+  for (auto [op, region] : {std::pair{&plan.a, &plan.workspace.copy_a}, std::pair{&plan.b, &plan.workspace.copy_b}}) {
+    if (!op->copied) continue;
+    *region = regions.take(floats(op->copy_shape().rows * op->copy_ld));
   }
 }
 
@@ -169,7 +169,7 @@ LaunchPlan make_launch_plan(const KernelConfig& config, const ProblemKey& proble
   } else {
     plan_split_k(plan, device, regions);
   }
-  plan_expansions(plan, regions);
+  plan_copies(plan, regions);
   plan_work_list(plan, regions);
   plan.workspace.total_bytes = regions.total();
   return plan;

@@ -12,15 +12,15 @@
 // Workspace of a wgmma kernel (K' = K rounded up to 32 floats; A', B' the kernel's operands,
 // op(B)^T and op(A) when swapped):
 //   [flags: pre-pass non-finite flag, stream-K flags][converter counters]
-//   [A' big][A' small][B' big][B' small][stream-K partials][partial products][expanded A]
-//   [expanded B][work list]
+//   [A' big][A' small][B' big][B' small][stream-K partials][partial products][copy of A]
+//   [copy of B][work list]
 // (partial products: K pieces, split_k > 1, split_k x M x ld floats in C's layout) and of a
-// split-K kernel: [partial products, split_k x M x ld][expanded A][expanded B][work list].
+// split-K kernel: [partial products, split_k x M x ld][copy of A][copy of B][work list].
 // Structured operands: the wgmma pre-pass reads them in place (it writes zeros outside a
 // triangle, mirrors a symmetric one); a triangular operand a wgmma kernel reads raw (A in
 // registers, B transformed or rounded) is masked by the kernel itself; any other structured
-// operand a kernel reads in place is first copied into "expanded" as the dense matrix it
-// stands for, in its stored layout. Triangular operands, a fill or wgmma K pieces add the work
+// operand a kernel reads in place is first copied into the workspace as the dense matrix it
+// stands for, in its stored layout (the SIMT kernel's transposed copies: transposed). Triangular operands, a fill or wgmma K pieces add the work
 // list (exec/work_list.hpp), uploaded before the launch.
 // Every region starts on a 256-byte boundary; absent regions have 0 bytes.
 #pragma once
@@ -49,7 +49,7 @@ inline constexpr int64_t kConvertChunk = 64;  // K per chunk of the in-kernel co
 constexpr int64_t convert_chunks(int64_t plane_ld) { return (plane_ld + kConvertChunk - 1) / kConvertChunk; }
 // The dense copy of a structured operand whose stored rows hold `cols` floats: rows rounded
 // up to 32 floats (TMA and 16-byte vectors can read it).
-constexpr int64_t expanded_ld(int64_t cols) { return (cols + 31) / 32 * 32; }
+constexpr int64_t dense_copy_ld(int64_t cols) { return (cols + 31) / 32 * 32; }
 
 struct WorkspaceRegion {
   size_t offset = 0;
@@ -64,8 +64,8 @@ struct WorkspaceLayout {
   WorkspaceRegion b_planes;           // wgmma: B' likewise
   WorkspaceRegion stream_k_partials;  // wgmma, stream-K: one block_m x block_n partial tile per CTA
   WorkspaceRegion split_k_partials;   // split-K families, wgmma K pieces: split_k slices of M x split_k_ld floats
-  WorkspaceRegion expanded_a;         // a structured A read in place, copied dense first
-  WorkspaceRegion expanded_b;         // the same for B
+  WorkspaceRegion copy_a;             // A read in place, copied dense first (PlannedOperand::copied)
+  WorkspaceRegion copy_b;             // the same for B
   WorkspaceRegion work_list;          // structured products: WorkList::words()
   size_t total_bytes = 0;
 };
@@ -75,12 +75,12 @@ struct PlannedOperand {
   int64_t rows = 0;              // M' or N'
   bool rows_contiguous = false;  // stored K x rows (the rows index contiguous)
   StoredShape stored;            // as it lies in memory
-  // What the pre-pass reads: the declared structure, or General when the operand was expanded.
+  // What the pre-pass reads: the declared structure, or General when the operand was copied.
   Structure structure = Structure::General;
-  bool expanded = false;    // copied dense into the workspace first (a structured operand, or a
-                            // general one the SIMT kernel reads transposed: transposed_copy)
+  bool copied = false;           // copied dense into the workspace first (a structured operand, or
+                                 // a general one the SIMT kernel reads transposed: transposed_copy)
   bool transposed_copy = false;  // the copy is the stored matrix transposed
-  int64_t expanded_ld = 0;       // the copy's leading dimension
+  int64_t copy_ld = 0;           // the copy's leading dimension
 
   // The copy as it lies in the workspace.
   StoredShape copy_shape() const { return transposed_copy ? StoredShape{stored.cols, stored.rows} : stored; }

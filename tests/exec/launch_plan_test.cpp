@@ -30,7 +30,7 @@ ProblemKey key_of(Precision p, int64_t m, int64_t n, int64_t k, Op ta = Op::N, O
 
 std::vector<WorkspaceRegion> regions(const WorkspaceLayout& w) {
   return {w.flags, w.convert_counters, w.a_planes, w.b_planes, w.stream_k_partials, w.split_k_partials,
-          w.expanded_a, w.expanded_b, w.work_list};
+          w.copy_a, w.copy_b, w.work_list};
 }
 
 void expect_sound(const LaunchPlan& plan) {
@@ -123,17 +123,17 @@ TEST(LaunchPlan, SplitKAndSymmetricCopies) {
   key = key_of(Precision::FP32, 1000, 1000, 1000);
   key.structure_b = Structure::Symmetric;
   plan = make_launch_plan(default_config(key), key, {132, 0});
-  EXPECT_TRUE(plan.b.expanded);
-  EXPECT_FALSE(plan.a.expanded);
-  EXPECT_EQ(plan.b.expanded_ld, 1024);
-  EXPECT_EQ(plan.workspace.expanded_b.bytes, 4u * 1000 * 1024);
+  EXPECT_TRUE(plan.b.copied);
+  EXPECT_FALSE(plan.a.copied);
+  EXPECT_EQ(plan.b.copy_ld, 1024);
+  EXPECT_EQ(plan.workspace.copy_b.bytes, 4u * 1000 * 1024);
   expect_sound(plan);
   // The wgmma pre-pass expands a plane-fed symmetric operand itself: no copy.
   key.precision = Precision::TF32x3;
   plan = make_launch_plan(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8"), key, {132, 0});
-  EXPECT_FALSE(plan.b.expanded);
+  EXPECT_FALSE(plan.b.copied);
   EXPECT_EQ(plan.kernel_b.structure, Structure::Symmetric);
-  EXPECT_EQ(plan.workspace.expanded_b.bytes, 0u);
+  EXPECT_EQ(plan.workspace.copy_b.bytes, 0u);
 }
 
 // Large fp32 products: the SIMT kernel reads an operand stored K-contiguous (A as N, B as T)
@@ -151,14 +151,14 @@ TEST(LaunchPlan, SimtTransposedCopiesOfLargeOperands) {
     const ProblemKey key = key_of(Precision::FP32, t.m, t.n, t.k, t.ta, t.tb);
     SCOPED_TRACE(key.canonical());
     const LaunchPlan plan = make_launch_plan(default_config(key), key, {132, 0});
-    EXPECT_EQ(plan.a.expanded, t.a);
+    EXPECT_EQ(plan.a.copied, t.a);
     EXPECT_EQ(plan.a.transposed_copy, t.a);
-    EXPECT_EQ(plan.b.expanded, t.b);
+    EXPECT_EQ(plan.b.copied, t.b);
     EXPECT_EQ(plan.b.transposed_copy, t.b);
     // A's copy is K x M, B's K x N, rows of a multiple of 32 floats.
-    EXPECT_EQ(plan.workspace.expanded_a.bytes, t.a ? 4u * t.k * ((t.m + 31) / 32 * 32) : 0u);
-    EXPECT_EQ(plan.workspace.expanded_b.bytes, t.b ? 4u * t.k * ((t.n + 31) / 32 * 32) : 0u);
-    if (t.a) EXPECT_EQ(plan.a.expanded_ld, (t.m + 31) / 32 * 32);
+    EXPECT_EQ(plan.workspace.copy_a.bytes, t.a ? 4u * t.k * ((t.m + 31) / 32 * 32) : 0u);
+    EXPECT_EQ(plan.workspace.copy_b.bytes, t.b ? 4u * t.k * ((t.n + 31) / 32 * 32) : 0u);
+    if (t.a) EXPECT_EQ(plan.a.copy_ld, (t.m + 31) / 32 * 32);
     expect_sound(plan);
     const KernelSpecialization spec = specialization_of(key);
     EXPECT_EQ(spec.a_transposed_copy, t.a);
@@ -176,8 +176,8 @@ TEST(LaunchPlan, TriangularOperandsAndFill) {
   ProblemKey key = key_of(Precision::FP32, 1000, 1000, 1000);
   key.structure_a = Structure::Lower, key.structure_b = Structure::LowerUnit, key.fill = Fill::Lower;
   LaunchPlan plan = make_launch_plan(default_config(key), key, {132, 0});
-  EXPECT_TRUE(plan.a.expanded && plan.b.expanded);
-  EXPECT_EQ(plan.a.expanded_ld, 1024);
+  EXPECT_TRUE(plan.a.copied && plan.b.copied);
+  EXPECT_EQ(plan.a.copy_ld, 1024);
   EXPECT_EQ((plan.triangles == ProductTriangles{Triangle::Lower, Triangle::Lower, Triangle::Lower}), true);
   const int64_t tiles = int64_t{plan.main.grid_x};
   EXPECT_EQ(static_cast<int64_t>(plan.work.items.size()), tiles);
@@ -188,7 +188,7 @@ TEST(LaunchPlan, TriangularOperandsAndFill) {
   // wgmma plane-fed: the pre-pass masks both; a persistent grid gets shares of the list.
   key.precision = Precision::TF32x3;
   plan = make_launch_plan(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8"), key, {132, 0});
-  EXPECT_FALSE(plan.a.expanded || plan.b.expanded);
+  EXPECT_FALSE(plan.a.copied || plan.b.copied);
   EXPECT_EQ(plan.kernel_a.structure, Structure::Lower);
   EXPECT_EQ(plan.kernel_b.structure, Structure::LowerUnit);
   ASSERT_EQ(plan.work.cta_begin.size(), size_t{plan.main.grid_x} + 1);
@@ -199,21 +199,21 @@ TEST(LaunchPlan, TriangularOperandsAndFill) {
   KernelConfig swapped = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs_swap");
   plan = make_launch_plan(swapped, key, {132, 0});
   EXPECT_EQ((plan.triangles == ProductTriangles{Triangle::Upper, Triangle::Upper, Triangle::Upper}), true);
-  EXPECT_FALSE(plan.a.expanded || plan.b.expanded);
-  EXPECT_EQ(plan.workspace.expanded_a.bytes + plan.workspace.expanded_b.bytes, 0u);
+  EXPECT_FALSE(plan.a.copied || plan.b.copied);
+  EXPECT_EQ(plan.workspace.copy_a.bytes + plan.workspace.copy_b.bytes, 0u);
   EXPECT_TRUE(plan.prepass_b && !plan.prepass_a);  // B' = op(A) from the masking pre-pass
   // A symmetric operand read raw is not masked but copied dense (mirrored) first.
   ProblemKey symmetric = key;
   symmetric.structure_b = Structure::SymmetricUpper;
   plan = make_launch_plan(swapped, symmetric, {132, 0});
-  EXPECT_TRUE(plan.b.expanded);
-  EXPECT_FALSE(plan.a.expanded);
+  EXPECT_TRUE(plan.b.copied);
+  EXPECT_FALSE(plan.a.copied);
   // No pre-pass at all: A' = op(B)^T in registers and B' = op(A) rounded in shared memory,
   // both masked by the kernel.
   plan = make_launch_plan(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs_swap_rb"), key, {132, 0});
-  EXPECT_FALSE(plan.a.expanded || plan.b.expanded || plan.prepass_a || plan.prepass_b);
-  EXPECT_EQ(plan.workspace.a_planes.bytes + plan.workspace.b_planes.bytes + plan.workspace.expanded_a.bytes +
-                plan.workspace.expanded_b.bytes,
+  EXPECT_FALSE(plan.a.copied || plan.b.copied || plan.prepass_a || plan.prepass_b);
+  EXPECT_EQ(plan.workspace.a_planes.bytes + plan.workspace.b_planes.bytes + plan.workspace.copy_a.bytes +
+                plan.workspace.copy_b.bytes,
             0u);
   // A stream-K tail or CTA pairs cannot walk a work list: refused, and served adapted.
   const KernelConfig sk = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_sk");
