@@ -20,8 +20,9 @@
 // triangle, mirrors a symmetric one); a triangular operand a wgmma kernel reads raw (A in
 // registers, B transformed or rounded) is masked by the kernel itself; any other structured
 // operand a kernel reads in place is first copied into the workspace as the dense matrix it
-// stands for, in its stored layout (the SIMT kernel's transposed copies: transposed). Triangular operands, a fill or wgmma K pieces add the work
-// list (exec/work_list.hpp), uploaded before the launch.
+// stands for, in its stored layout; so are the general operands the SIMT kernel reads from a
+// transposed copy, transposed. Triangular operands, a fill or wgmma K pieces add the work list
+// (exec/work_list.hpp), uploaded before the launch.
 // Every region starts on a 256-byte boundary; absent regions have 0 bytes.
 #pragma once
 
@@ -47,8 +48,8 @@ inline constexpr size_t kMaxStreamKFlags = kFlagBytes / 4 - 1;
 inline constexpr int64_t kConvertChunk = 64;  // K per chunk of the in-kernel converter (CONVERT_TILE)
 // The converter's chunks of K (one counter each) for planes of `plane_ld` floats per row.
 constexpr int64_t convert_chunks(int64_t plane_ld) { return (plane_ld + kConvertChunk - 1) / kConvertChunk; }
-// The dense copy of a structured operand whose stored rows hold `cols` floats: rows rounded
-// up to 32 floats (TMA and 16-byte vectors can read it).
+// A dense copy whose rows hold `cols` floats (PlannedOperand::copy_shape): rows rounded up to
+// 32 floats (TMA and 16-byte vectors can read it).
 constexpr int64_t dense_copy_ld(int64_t cols) { return (cols + 31) / 32 * 32; }
 
 struct WorkspaceRegion {

@@ -1,9 +1,9 @@
 // Structured products on every code path: each mode's representative sample of configs (and
 // the mma.sync one in the tensor-core modes, the SIMT one in fp32), not only the configs the
 // Runtime serves, on triangular operands (lower, upper, unit diagonal; op N and T; NaN in the
-// unread part), symmetric ones stored in either triangle (which the SIMT kernel reads in place)
-// and every fill, against float64 of the dense
-// operands (gpu_fixture.hpp run_case). This covers the masked pre-pass, the dense copies of
+// unread part), symmetric ones stored in either triangle (which the SIMT kernel reads from a
+// dense copy, M- and N-contiguous) and every fill, against float64 of the dense operands
+// (gpu_fixture.hpp run_case). This covers the masked pre-pass, the dense copies of
 // operands read in place, the work-list walk (persistent wgmma CTAs and one-tile-per-CTA
 // SIMT / mma.sync), the fill epilogues, swapped wgmma (the kernel's triangles transposed) and
 // the split-K reduction's fill; and the wgmma kernels that read a triangular operand raw (A in
@@ -57,8 +57,9 @@ TEST_P(StructuredConfigs, EverySampleConfigOnTriangularOperandsAndFills) {
       {300, 641, 641, Op::N, Op::T, Structure::General, Structure::LowerUnit, Fill::Upper, 0.75f, 0.25f, 4},
       {513, 513, 300, Op::N, Op::N, Structure::Lower, Structure::Upper, Fill::Full, 1.0f, 0.0f, 0},  // trapezoidal
       {640, 640, 640, Op::T, Op::T, Structure::SymmetricUpper, Structure::Upper, Fill::Lower, 1.0f, 1.0f, 0},
-      // Symmetric operands the SIMT kernel reads from their stored triangle: both, in either
-      // triangle, a fill's work list, element loads (pad 1), an edge tile on the diagonal.
+      // Symmetric operands, whose dense copies the SIMT kernel reads M- and N-contiguous: both,
+      // in either triangle, a fill's work list, unaligned callers (pad 1), an edge tile on the
+      // diagonal.
       {1000, 1000, 1000, Op::N, Op::N, Structure::Symmetric, Structure::SymmetricUpper, Fill::Full, 1.0f, 0.0f, 0},
       {777, 777, 777, Op::T, Op::N, Structure::SymmetricUpper, Structure::Symmetric, Fill::Upper, -1.5f, 0.5f, 1},
       {321, 450, 321, Op::N, Op::T, Structure::Symmetric, Structure::General, Fill::Full, 1.0f, 0.0f, 0},
