@@ -34,6 +34,7 @@
 // shared memory. ld_dst % 4 == 0 and 16-byte aligned planes (the main kernel's TMA needs both).
 // SYMMETRIC: grid (T (T + 1) / 2) for T = ceil(R / 64) tiles a side: one CTA per tile of the
 // stored triangle, which writes it and its mirror image.
+#include "common/grid_dependency.cuh"
 #include "common/tf32_split.cuh"
 
 #ifndef KERNEL_NAME
@@ -238,6 +239,7 @@ __device__ __forceinline__ bool tile_unread(int r0, int k0, int skip_band) {
 extern "C" __global__ void __launch_bounds__(THREADS)
 KERNEL_NAME(const float* __restrict__ src, long long ld_src, int R, int K, float* __restrict__ big,
             float* __restrict__ small, long long ld_dst, unsigned* __restrict__ nonfinite, int skip_band) {
+  griddepcontrol_launch_dependents();  // a main kernel launched as a dependent may start its prologue
   bool found;
   if (!SYMMETRIC && tile_unread(blockIdx.y * TILE_R, blockIdx.x * TILE_K, skip_band)) return;  // uniform: no barrier skipped by some
   if (SYMMETRIC) {

@@ -50,6 +50,7 @@
 // The generator prepends a prologue of constants; the defaults below are used only when
 // this file is compiled on its own (kernel development).
 #include "common/cluster.cuh"
+#include "common/grid_dependency.cuh"
 #include "common/mbarrier.cuh"
 #include "common/smem.cuh"
 #include "common/tma.cuh"
@@ -79,6 +80,7 @@ constexpr int CLUSTER = 1;         // 2: CTA pairs on tiles side by side along N
 constexpr int FILL = 0, WORK_LIST = 0;  // structure (see above)
 constexpr int A_KEEP = 0, A_UNIT = 0, B_KEEP = 0, B_UNIT = 0;  // raw triangular operands (see above)
 constexpr int SPLIT_K = 1;         // > 1: K pieces of a work list, partial sums to slots (see above)
+constexpr int PDL = 0;             // 1: launched as a programmatic dependent of the pre-pass (see the kernel)
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;     // setmaxnreg budgets (CONSUMERS > 1)
 constexpr int SMEM_BYTES = -1;                             // host's number; < 0: unchecked
 #endif
@@ -164,6 +166,7 @@ static_assert((A_KEEP == 0 || A_IN_REGISTERS) && (B_KEEP == 0 || TRANSFORM_B) &&
 static_assert(SPLIT_K >= 1 && (SPLIT_K == 1 || (WORK_LIST == 1 && FILL == 0)),
               "K pieces come from a work list, and their partial sums are stored whole (the reduction fills)");
 static_assert(RASTER_GROUP >= 1, "RASTER_GROUP counts tile rows per launch group");
+static_assert(PDL == 0 || PDL == 1, "PDL is 0 or 1");
 static_assert(PLANE_BYTES % SMEM_ALIGN == 0 && A_TILE_BYTES % SMEM_ALIGN == 0,
               "every operand tile must start on a swizzle atom");
 static_assert(SMEM_TOTAL <= 227 * 1024, "shared memory exceeds the 227 KiB an sm_90 CTA may use");
@@ -471,6 +474,9 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
     mbarrier_fence_init();
     for (int p = 0; p < PLANES; ++p) tma_prefetch_map(maps.a[p]), tma_prefetch_map(maps.b[p]);
   }
+  // PDL: the launch and the lines above overlapped the pre-pass's last CTAs; what it writes
+  // (planes, the non-finite flag) is read only after this.
+  if constexpr (PDL) griddepcontrol_wait();
   __syncthreads();
   if constexpr (CLUSTER > 1) cluster_sync();  // the peer's barriers are initialised before its copies land here
 

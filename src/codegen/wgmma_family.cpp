@@ -373,7 +373,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_s
       "constexpr int STREAM_K = {stream_k}, CLUSTER = {cluster};\n{cluster_attribute}"
       "{structure}"
       "constexpr int A_KEEP = {a_keep}, A_UNIT = {a_unit}, B_KEEP = {b_keep}, B_UNIT = {b_unit};\n"
-      "constexpr int SPLIT_K = {split};\n"
+      "constexpr int SPLIT_K = {split}, PDL = {pdl};\n"
       "constexpr int PRODUCER_REGS = {producer}, CONSUMER_REGS = {consumer};\n"
       "constexpr int SMEM_BYTES = {smem};\n",
       fmt::arg("config", c.name()), fmt::arg("name", kernel_name), fmt::arg("x3", is_x3(c) ? 1 : 0),
@@ -391,12 +391,19 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_s
                w.cluster > 1 ? fmt::format("#define CLUSTER_ATTRIBUTE __cluster_dims__({}, 1, 1)\n", w.cluster) : ""),
       fmt::arg("structure", structure_constants(s, w.swap_ab)), fmt::arg("a_keep", masks.a_keep),
       fmt::arg("a_unit", masks.a_unit ? 1 : 0), fmt::arg("b_keep", masks.b_keep), fmt::arg("b_unit", masks.b_unit ? 1 : 0),
-      fmt::arg("split", c.split_k),
+      fmt::arg("split", c.split_k), fmt::arg("pdl", wgmma_dependent_launch(c, s) ? 1 : 0),
       fmt::arg("producer", wgmma_register_budget(c).producer), fmt::arg("consumer", wgmma_register_budget(c).consumer),
       fmt::arg("smem", wgmma_shared_memory_bytes(c)));
 }
 
 }  // namespace
+
+bool wgmma_dependent_launch(const KernelConfig& c, const KernelSpecialization& s) {
+  const WgmmaParams& w = c.wgmma();
+  const bool prepass = !w.a_in_registers() || w.b == WgmmaB::Planes;
+  return c.precision == Precision::TF32 && s.work_list && c.split_k == 1 && prepass &&
+         w.schedule == TileSchedule::DataParallel && w.cluster == 1;
+}
 
 WgmmaOperandMasks wgmma_operand_masks(const KernelConfig& c, const KernelSpecialization& s) {
   const WgmmaParams& w = c.wgmma();

@@ -50,6 +50,15 @@ struct WgmmaOperandMasks {
 };
 WgmmaOperandMasks wgmma_operand_masks(const KernelConfig& c, const KernelSpecialization& s);
 
+// Whether the kernel of `c` for `s` is launched as a programmatic dependent of its pre-pass
+// (PDL = 1 in tf32/wgmma_gemm.cu, cuLaunchKernelEx with programmatic stream serialization):
+// tf32 work lists whose pre-pass writes a plane right before the main kernel (lowertri: the
+// launch and prologue overlap the pre-pass's last CTAs; H200, one build, two rounds with
+// JITGEMM_DEPENDENT_LAUNCH=1/0: 0.121 -> 0.117 ms, the other structured tf32 rows unchanged). Not
+// tf32x3 nor dense products, which measured slower with it (the main CTAs hold SMs the
+// pre-pass's last waves need).
+bool wgmma_dependent_launch(const KernelConfig& c, const KernelSpecialization& s);
+
 // setmaxnreg budgets the renderer writes into the prologue (PRODUCER_REGS, CONSUMER_REGS):
 // the producer warpgroup gives registers up, the consumers take 232 each (40 * 128 + 232 *
 // 256 <= 65536). At entry __launch_bounds__(384, 1) caps every thread at 168.

@@ -79,6 +79,26 @@ void launch(const Function& function, Dim3 grid, Dim3 block, unsigned smem_bytes
              block.y, block.z, format_bytes(smem_bytes));
 }
 
+void launch_dependent(const Function& function, Dim3 grid, Dim3 block, unsigned smem_bytes, CUstream stream,
+                      void** args) {
+  if (function.handle == nullptr)
+    throw InvalidArgument(fmt::format("launch_dependent: function \"{}\" has no handle", function.name));
+  ensure_dynamic_smem(function, smem_bytes);
+  CUlaunchAttribute attribute{};
+  attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+  attribute.value.programmaticStreamSerializationAllowed = 1;
+  CUlaunchConfig config{};
+  config.gridDimX = grid.x, config.gridDimY = grid.y, config.gridDimZ = grid.z;
+  config.blockDimX = block.x, config.blockDimY = block.y, config.blockDimZ = block.z;
+  config.sharedMemBytes = smem_bytes;
+  config.hStream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  JITGEMM_CU(driver().cuLaunchKernelEx(&config, function.handle, args, nullptr),
+             "kernel {} (programmatic dependent launch), grid ({},{},{}), block ({},{},{}), smem {}", function.name,
+             grid.x, grid.y, grid.z, block.x, block.y, block.z, format_bytes(smem_bytes));
+}
+
 int max_active_clusters(const Function& function, Dim3 grid, Dim3 block, unsigned smem_bytes) {
   ensure_dynamic_smem(function, smem_bytes);
   CUlaunchConfig config{};

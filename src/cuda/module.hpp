@@ -65,6 +65,14 @@ class Module {
 // CudaError naming the kernel, grid, block and shared memory.
 void launch(const Function& function, Dim3 grid, Dim3 block, unsigned smem_bytes, CUstream stream, void** args);
 
+// The same through cuLaunchKernelEx with programmatic stream serialization (programmatic
+// dependent launch): the kernel may start while the previous kernel in the stream is still
+// running, once every CTA of that one has executed griddepcontrol.launch_dependents (or
+// exited); it must execute griddepcontrol.wait before it reads what that kernel wrote
+// (common/grid_dependency.cuh).
+void launch_dependent(const Function& function, Dim3 grid, Dim3 block, unsigned smem_bytes, CUstream stream,
+                      void** args);
+
 // Clusters of `function` (compiled with __cluster_dims__) that can be resident at once when
 // launched with `grid` (a multiple of the cluster size), `block` and `smem_bytes` of dynamic
 // shared memory per CTA: cuOccupancyMaxActiveClusters. Throws CudaError.

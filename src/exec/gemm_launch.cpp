@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 #include "codegen/split_operand_render.hpp"
 #include "codegen/template_store.hpp"
@@ -44,7 +46,11 @@ void check_in_place(const KernelConfig& config, CUdeviceptr ptr, int64_t ld, con
 }  // namespace
 
 GemmLauncher::GemmLauncher(const Compiler& compiler, const TemplateStore& templates, int sm_count)
-    : compiler_(compiler), templates_(templates), sm_count_(sm_count) {
+    : compiler_(compiler),
+      templates_(templates),
+      sm_count_(sm_count),
+      dependent_launch_(std::getenv("JITGEMM_DEPENDENT_LAUNCH") == nullptr ||
+                        std::string_view(std::getenv("JITGEMM_DEPENDENT_LAUNCH")) != "0") {
   CompiledModule reducer = compile_reducer(compiler, templates);
   reduce_module_ = std::move(reducer.module);
   reduce_ = std::move(reducer.function);
@@ -289,7 +295,17 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const PlanKernels& kerne
     args.work_begin = args.work + sizeof(WorkItem) * plan.work.items.size();
   }
   auto params = args.pointers();
-  launch_on(*kernels.main, plan.main, stream, params.data());
+  // (JITGEMM_DEPENDENT_LAUNCH=0: a plain launch, after which the kernel's griddepcontrol.wait
+  // returns at once; for A/B runs of the same build.)
+  if (dependent_launch_ && plan.main_dependent && (plan.prepass_a || plan.prepass_b)) {
+    // Right after the pre-pass (no memset between): its launch and prologue overlap the
+    // pre-pass's last CTAs; the kernel waits (griddepcontrol.wait) before reading the planes.
+    const LaunchGeometry& g = plan.main;
+    cuda::launch_dependent(*kernels.main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1},
+                           static_cast<unsigned>(g.smem_bytes), stream, params.data());
+  } else {
+    launch_on(*kernels.main, plan.main, stream, params.data());
+  }
   if (pieces)
     run_reduce({partials, config.split_k, static_cast<int>(p.m), static_cast<int>(p.n), plan.split_k_ld, c,
                 p.effective_ldc(), p.alpha, p.beta, triangle_code(fill_triangle(p.fill))},

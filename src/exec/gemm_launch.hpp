@@ -117,6 +117,7 @@ class GemmLauncher {
   const Compiler& compiler_;
   const TemplateStore& templates_;
   int sm_count_;
+  bool dependent_launch_;  // JITGEMM_DEPENDENT_LAUNCH=0 turns programmatic dependent launches off
   cuda::Module reduce_module_;
   cuda::Function reduce_;
   std::mutex mutex_;  // guards the caches below (std::map: their entries never move)

@@ -117,6 +117,7 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
   plan.plane_ld = (p.k + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign;
   plan.prepass_a = !w.a_in_registers();
   plan.prepass_b = w.b == WgmmaB::Planes;
+  plan.main_dependent = wgmma_dependent_launch(c, specialization_of(p));
   const int slots = w.cluster > 1 && device.cluster_slots > 0 ? device.cluster_slots : device.sm_count;
   plan.main = launch_geometry(c, plan.kernel_a.rows, plan.kernel_b.rows, p.k, slots);
 

@@ -110,6 +110,7 @@ struct LaunchPlan {
   // K unit, beyond which the work list never reads. 0: every plane value is written.
   int skip_band_a = 0, skip_band_b = 0;
   size_t flag_words = 0;     // wgmma: 32-bit flags zeroed before the launch (0: no memset)
+  bool main_dependent = false;  // wgmma: the main kernel launched as a dependent of the pre-pass (PDL)
   int64_t split_k_ld = 0;    // split-K, wgmma K pieces: row length of a slice
   // Structured products, in the kernel's terms (wgmma swapped: of C^T = op(B)^T op(A)^T):
   // which triangles of its operands may be nonzero and which of its output is kept, and the

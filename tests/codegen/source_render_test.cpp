@@ -9,6 +9,7 @@
 #include "codegen/candidate_space.hpp"
 #include "codegen/mma_sync_family.hpp"
 #include "common/hash.hpp"
+#include "exec/launch_plan.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -71,6 +72,34 @@ TEST(SourceRender, SimtReadsTransposedCopiesOfLargeOperands) {
   EXPECT_EQ(large.kernel_name, "jitgemm_simt_fp32_128x128x16_w2x4_t8x8_s2_k1_g8_TN_v4v4v1");
   key.m = key.n = 2048;
   EXPECT_EQ(render_kernel(c, specialization_of(key)).kernel_name, "jitgemm_simt_fp32_128x128x16_w2x4_t8x8_s2_k1_g8_NT_v1v1v1");
+}
+
+// PDL (programmatic dependent launch of the main kernel after its pre-pass): only tf32 work
+// lists with a pre-pass; the launch plan launches exactly those kernels that way.
+TEST(SourceRender, DependentLaunchOnlyForTf32WorkListsAfterAPrePass) {
+  ProblemKey key;
+  key.precision = Precision::TF32;
+  key.m = key.n = key.k = 4096;
+  key.structure_a = Structure::Lower, key.structure_b = Structure::Lower, key.fill = Fill::Lower;
+  ProblemKey dense = key;
+  dense.structure_a = dense.structure_b = Structure::General, dense.fill = Fill::Full;
+  auto pdl = [](const KernelConfig& c, const ProblemKey& k) {
+    const std::string source = render_kernel(c, specialization_of(k)).source;
+    const bool on = source.find("PDL = 1;") != std::string::npos;
+    EXPECT_NE(source.find(on ? "PDL = 1;" : "PDL = 0;"), std::string::npos) << c.name();
+    EXPECT_EQ(make_launch_plan(c, k, {132, 0}).main_dependent, on) << c.name();
+    return on;
+  };
+  const KernelConfig planes_b = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap");
+  EXPECT_TRUE(pdl(planes_b, key));
+  EXPECT_FALSE(pdl(planes_b, dense));  // no work list
+  EXPECT_FALSE(pdl(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_rb"), key));  // no pre-pass
+  ProblemKey x3 = key;
+  x3.precision = Precision::TF32x3;
+  EXPECT_FALSE(pdl(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_swap"), x3));
+  int on = 0;
+  for (const KernelConfig& c : tuning_candidates(key)) on += c.family() == KernelFamily::Wgmma && pdl(c, key);
+  EXPECT_GT(on, 0);
 }
 
 TEST(SourceRender, TemplateHashCoversTheTemplateOnly) {
