@@ -38,6 +38,13 @@ __device__ __forceinline__ float tf32_round_not_nan(float x) {
   return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
 }
 
+// rna(x) for any x, NaN canonical: tf32_round's value from the integer rounding and a select,
+// with no branch. Loops that round every value of a tile use it (tf32/transform_operand.cuh):
+// there a vote on inf/NaN and a branch to an exact path cost more than the rounding itself.
+__device__ __forceinline__ float tf32_round_select(float x) {
+  return x == x ? tf32_round_not_nan(x) : tf32_nan();
+}
+
 struct Tf32Pair {
   float big;
   float small;

@@ -79,7 +79,7 @@ __device__ __forceinline__ void store_piece(unsigned stage, const float (&x)[4][
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       if constexpr (EXACT) {
-        const Tf32Pair p = TF32X3 ? tf32_split<true>(x[i][j]) : Tf32Pair{tf32_round(x[i][j]), 0.0f};
+        const Tf32Pair p = TF32X3 ? tf32_split<true>(x[i][j]) : Tf32Pair{tf32_round_select(x[i][j]), 0.0f};
         big[i] = p.big, small[i] = p.small;
       } else {
         big[i] = tf32_round_not_nan(x[i][j]);
@@ -107,6 +107,10 @@ __device__ __forceinline__ bool transform_piece(unsigned stage, const PiecePlace
     for (int i = 0; i < 4; ++i)
 #pragma unroll
       for (int j = 0; j < 4; ++j) x[i][j] = triangle_value<B_KEEP, B_UNIT>(x[i][j], (k0 + at.k + i) - (n0 + at.n + j));
+  }
+  if constexpr (!TF32X3) {  // tf32: no vote, no branch (see round_stage)
+    store_piece<true>(stage, x, at);
+    return false;
   }
   bool nonfinite = false;  // one compare per value (|x| >= inf, or NaN)
 #pragma unroll
@@ -158,6 +162,12 @@ __device__ __forceinline__ bool round_stage(unsigned stage, int ct, int n0, int 
     const float4 v = lds_v4(addr);
     float x[4] = {v.x, v.y, v.z, v.w}, big[4], small[4];
     if (B_KEEP != 0 && masked) mask_chunk(x, chunk, n0, k0);
+    if constexpr (!TF32X3) {  // tf32: nothing reads a vote; rounded with NaN kept NaN, no branch
+#pragma unroll
+      for (int i = 0; i < 4; ++i) big[i] = tf32_round_select(x[i]);
+      sts_v4(addr, make_float4(big[0], big[1], big[2], big[3]));
+      continue;
+    }
     const bool special = !isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2]) || !isfinite(x[3]);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {

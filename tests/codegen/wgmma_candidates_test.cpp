@@ -171,7 +171,7 @@ TEST(WgmmaSplitK, NamesValidityRenderingAndGrid) {
     return k;
   }();
   const RenderedKernel r = render_kernel(c, specialization_of(lower));
-  EXPECT_NE(r.source.find("constexpr int SPLIT_K = 132;"), std::string::npos);
+  EXPECT_NE(r.source.find("constexpr int SPLIT_K = 132, PDL = 0;"), std::string::npos);
   EXPECT_NE(r.source.find("constexpr int FILL = 0, WORK_LIST = 1;"), std::string::npos);
   EXPECT_NE(r.kernel_name.find("_k132"), std::string::npos) << r.kernel_name;
   EXPECT_NE(r.kernel_name.find("_wl"), std::string::npos) << r.kernel_name;
