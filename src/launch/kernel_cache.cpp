@@ -1,6 +1,7 @@
 #include "launch/kernel_cache.hpp"
 
 #include "codegen/source_render.hpp"
+#include "common/hash.hpp"
 #include "exec/compiled_module.hpp"
 
 namespace jitgemm {
@@ -25,13 +26,26 @@ const LoadedKernel& KernelCache::get(const KernelConfig& config, const KernelSpe
   std::lock_guard lock(mutex_);
   if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
   const RenderedKernel rendered = render_kernel(config, specialization, templates_);
-  CompiledModule compiled = compile_module(compiler_, rendered.source, rendered.kernel_name, compile_options_for(rendered));
-  auto loaded = std::make_unique<LoadedKernel>(LoadedKernel{config, specialization, rendered.kernel_name,
-                                                            std::move(compiled.module), std::move(compiled.function)});
-  return *kernels_.emplace(key, std::move(loaded)).first->second;
+  // The compile options follow from the rendered kernel (compile_options_for), so its name and
+  // source identify the binary.
+  std::string identity = Hasher().add(rendered.kernel_name).add(rendered.source).hex();
+  auto module = modules_.find(identity);
+  if (module == modules_.end()) {
+    CompiledModule compiled =
+        compile_module(compiler_, rendered.source, rendered.kernel_name, compile_options_for(rendered));
+    auto loaded = std::make_unique<LoadedKernel>(LoadedKernel{config, specialization, rendered.kernel_name,
+                                                              std::move(compiled.module), std::move(compiled.function)});
+    module = modules_.emplace(std::move(identity), std::move(loaded)).first;
+  }
+  return *kernels_.emplace(key, module->second.get()).first->second;
 }
 
 size_t KernelCache::size() const {
+  std::lock_guard lock(mutex_);
+  return modules_.size();
+}
+
+size_t KernelCache::pairs() const {
   std::lock_guard lock(mutex_);
   return kernels_.size();
 }

@@ -1,6 +1,10 @@
 // The Runtime's in-memory module cache: one loaded module per rendered kernel, built on
 // first use (render -> NVRTC through the on-disk binary cache -> cuModuleLoadData) and
 // kept for the Runtime's life. Thread-safe.
+//
+// Specializations that render the same kernel share its module: a family reads only some of a
+// specialization's fields (the wgmma kernel, say, gets a symmetric operand as a copy and never
+// sees the flag), so (config, specialization) pairs map many to one onto rendered kernels.
 #pragma once
 
 #include <memory>
@@ -16,6 +20,7 @@ namespace jitgemm {
 class Compiler;
 class TemplateStore;
 
+// config and specialization: the first pair that rendered this kernel.
 struct LoadedKernel {
   KernelConfig config;
   KernelSpecialization specialization;
@@ -28,10 +33,12 @@ class KernelCache {
  public:
   KernelCache(const Compiler& compiler, const TemplateStore& templates);
 
-  // The loaded kernel for (config, specialization); compiles on a miss. Throws
-  // CompileError / CudaError when the kernel cannot be built or loaded.
+  // The loaded kernel for (config, specialization); renders on a miss, and compiles and loads
+  // only a kernel no other pair rendered. Throws CompileError / CudaError when the kernel
+  // cannot be built or loaded.
   const LoadedKernel& get(const KernelConfig& config, const KernelSpecialization& specialization);
-  size_t size() const;
+  size_t size() const;     // distinct modules loaded
+  size_t pairs() const;    // (config, specialization) pairs seen
 
  private:
   // Keyed by the typed (config, specialization) pair: a hit costs a hash of a few integers, not
@@ -48,7 +55,9 @@ class KernelCache {
   const Compiler& compiler_;
   const TemplateStore& templates_;
   mutable std::mutex mutex_;
-  std::unordered_map<Key, std::unique_ptr<LoadedKernel>, KeyHash> kernels_;
+  std::unordered_map<Key, const LoadedKernel*, KeyHash> kernels_;
+  // The owners, by rendered_identity (its name and source).
+  std::unordered_map<std::string, std::unique_ptr<LoadedKernel>> modules_;
 };
 
 }  // namespace jitgemm

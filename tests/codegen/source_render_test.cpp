@@ -102,6 +102,24 @@ TEST(SourceRender, DependentLaunchOnlyForTf32WorkListsAfterAPrePass) {
   EXPECT_GT(on, 0);
 }
 
+// A family renders only the specialization fields it reads: a plane-fed wgmma kernel gets a
+// symmetric operand as a dense copy and the SIMT transposed-copy flags are the SIMT family's,
+// so these pairs render one kernel (and KernelCache loads one module for them), while a field
+// the family reads changes the source.
+TEST(SourceRender, SpecializationsAFamilyIgnoresRenderOneKernel) {
+  const KernelConfig c = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
+  KernelSpecialization plain;
+  KernelSpecialization flagged = plain;
+  flagged.a_symmetric = Triangle::Lower, flagged.b_symmetric = Triangle::Upper;
+  flagged.a_transposed_copy = true;
+  const RenderedKernel a = render_kernel(c, plain), b = render_kernel(c, flagged);
+  EXPECT_EQ(a.kernel_name, b.kernel_name);
+  EXPECT_TRUE(a.source == b.source);
+  KernelSpecialization filled = plain;  // a fill is the kernel's to apply
+  filled.fill = Triangle::Lower;
+  EXPECT_TRUE(render_kernel(c, filled).source != a.source);
+}
+
 TEST(SourceRender, TemplateHashCoversTheTemplateOnly) {
   const RenderedKernel a = render_kernel(KernelConfig{}, KernelSpecialization{});
   const RenderedKernel b = render_kernel(default_config(ProblemKey{}), KernelSpecialization{Op::T, Op::T, 1, 1, 1});
