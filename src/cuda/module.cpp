@@ -27,6 +27,16 @@ void ensure_dynamic_smem(const Function& function, unsigned smem_bytes) {
   state->max_dynamic_smem_bytes.store(smem_bytes, std::memory_order_release);
 }
 
+// The grid, block, dynamic shared memory and stream of a cuLaunchKernelEx-style call, no attributes.
+CUlaunchConfig launch_config(Dim3 grid, Dim3 block, unsigned smem_bytes, CUstream stream) {
+  CUlaunchConfig config{};
+  config.gridDimX = grid.x, config.gridDimY = grid.y, config.gridDimZ = grid.z;
+  config.blockDimX = block.x, config.blockDimY = block.y, config.blockDimZ = block.z;
+  config.sharedMemBytes = smem_bytes;
+  config.hStream = stream;
+  return config;
+}
+
 }  // namespace
 
 Module::Module(std::span<const char> image, std::string label) : label_(std::move(label)) {
@@ -87,11 +97,7 @@ void launch_dependent(const Function& function, Dim3 grid, Dim3 block, unsigned 
   CUlaunchAttribute attribute{};
   attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
   attribute.value.programmaticStreamSerializationAllowed = 1;
-  CUlaunchConfig config{};
-  config.gridDimX = grid.x, config.gridDimY = grid.y, config.gridDimZ = grid.z;
-  config.blockDimX = block.x, config.blockDimY = block.y, config.blockDimZ = block.z;
-  config.sharedMemBytes = smem_bytes;
-  config.hStream = stream;
+  CUlaunchConfig config = launch_config(grid, block, smem_bytes, stream);
   config.attrs = &attribute;
   config.numAttrs = 1;
   JITGEMM_CU(driver().cuLaunchKernelEx(&config, function.handle, args, nullptr),
@@ -101,10 +107,7 @@ void launch_dependent(const Function& function, Dim3 grid, Dim3 block, unsigned 
 
 int max_active_clusters(const Function& function, Dim3 grid, Dim3 block, unsigned smem_bytes) {
   ensure_dynamic_smem(function, smem_bytes);
-  CUlaunchConfig config{};
-  config.gridDimX = grid.x, config.gridDimY = grid.y, config.gridDimZ = grid.z;
-  config.blockDimX = block.x, config.blockDimY = block.y, config.blockDimZ = block.z;
-  config.sharedMemBytes = smem_bytes;
+  const CUlaunchConfig config = launch_config(grid, block, smem_bytes, nullptr);
   int clusters = 0;
   JITGEMM_CU(driver().cuOccupancyMaxActiveClusters(&clusters, function.handle, &config),
              "kernel {}, grid ({},{},{}), block ({},{},{}), smem {}", function.name, grid.x, grid.y, grid.z, block.x,

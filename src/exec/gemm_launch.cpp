@@ -49,8 +49,10 @@ GemmLauncher::GemmLauncher(const Compiler& compiler, const TemplateStore& templa
     : compiler_(compiler),
       templates_(templates),
       sm_count_(sm_count),
-      dependent_launch_(std::getenv("JITGEMM_DEPENDENT_LAUNCH") == nullptr ||
-                        std::string_view(std::getenv("JITGEMM_DEPENDENT_LAUNCH")) != "0") {
+      dependent_launch_([] {
+        const char* v = std::getenv("JITGEMM_DEPENDENT_LAUNCH");
+        return v == nullptr || std::string_view(v) != "0";
+      }()) {
   CompiledModule reducer = compile_reducer(compiler, templates);
   reduce_module_ = std::move(reducer.module);
   reduce_ = std::move(reducer.function);
@@ -297,9 +299,10 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const PlanKernels& kerne
   auto params = args.pointers();
   // (JITGEMM_DEPENDENT_LAUNCH=0: a plain launch, after which the kernel's griddepcontrol.wait
   // returns at once; for A/B runs of the same build.)
-  if (dependent_launch_ && plan.main_dependent && (plan.prepass_a || plan.prepass_b)) {
-    // Right after the pre-pass (no memset between): its launch and prologue overlap the
-    // pre-pass's last CTAs; the kernel waits (griddepcontrol.wait) before reading the planes.
+  if (dependent_launch_ && plan.main_dependent) {
+    // Right after the pre-pass (main_dependent implies one, and no memset between): its launch
+    // and prologue overlap the pre-pass's last CTAs; the kernel waits (griddepcontrol.wait)
+    // before reading the planes.
     const LaunchGeometry& g = plan.main;
     cuda::launch_dependent(*kernels.main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1},
                            static_cast<unsigned>(g.smem_bytes), stream, params.data());
