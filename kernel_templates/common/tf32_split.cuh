@@ -45,6 +45,21 @@ __device__ __forceinline__ float tf32_round_select(float x) {
   return x == x ? tf32_round_not_nan(x) : tf32_nan();
 }
 
+// Inf/NaN detection at one FFMA per value: probe = fmaf(x, 0, probe) over the values, starting
+// from 0, is NaN exactly when one of them was inf or NaN (0 * inf and 0 * NaN are NaN; 0 times a
+// finite value adds a zero). isfinite costs a compare per value and their combination, and the
+// loops that split every value of a tile are instruction-bound on huge K.
+__device__ __forceinline__ float fold_nonfinite(float probe, float x) { return fmaf(x, 0.0f, probe); }
+__device__ __forceinline__ bool probe_nonfinite(float probe) { return probe != probe; }
+
+template <int N>
+__device__ __forceinline__ bool any_nonfinite(const float* x) {
+  float probe = 0.0f;
+#pragma unroll
+  for (int i = 0; i < N; ++i) probe = fold_nonfinite(probe, x[i]);
+  return probe_nonfinite(probe);
+}
+
 struct Tf32Pair {
   float big;
   float small;

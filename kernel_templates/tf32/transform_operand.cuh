@@ -67,9 +67,11 @@ __device__ __forceinline__ bool stage_masked(int n0, int k0) {
   return B_KEEP != 0 && !triangle_inside<B_KEEP, BLOCK_N, BLOCK_K>(n0, k0);
 }
 
+
 // Writes piece x (x[i][j] = B(n + j, k + i)) as four rows n + j of the stage's B planes: rounded
-// (tf32) or split (tf32x3). EXACT: cvt.rna with NaN kept NaN (tf32_round, tf32_split), for
-// pieces that hold inf or NaN; otherwise the two-instruction rounding of finite values.
+// (tf32) or split (tf32x3). EXACT: inf and NaN handled (tf32x3: tf32_split, for pieces that hold
+// them; tf32: tf32_round_select, which every tf32 piece takes); otherwise (tf32x3 only) the
+// integer split of finite values.
 template <bool EXACT>
 __device__ __forceinline__ void store_piece(unsigned stage, const float (&x)[4][4], const PiecePlace& at) {
   const unsigned row = b_tile(stage, 0) + at.plane_row;
@@ -112,11 +114,7 @@ __device__ __forceinline__ bool transform_piece(unsigned stage, const PiecePlace
     store_piece<true>(stage, x, at);
     return false;
   }
-  bool nonfinite = false;  // one compare per value (|x| >= inf, or NaN)
-#pragma unroll
-  for (int i = 0; i < 4; ++i)
-#pragma unroll
-    for (int j = 0; j < 4; ++j) nonfinite |= !isfinite(x[i][j]);
+  const bool nonfinite = any_nonfinite<16>(&x[0][0]);
   if (nonfinite)
     store_piece<true>(stage, x, at);
   else
@@ -168,7 +166,7 @@ __device__ __forceinline__ bool round_stage(unsigned stage, int ct, int n0, int 
       sts_v4(addr, make_float4(big[0], big[1], big[2], big[3]));
       continue;
     }
-    const bool special = !isfinite(x[0]) || !isfinite(x[1]) || !isfinite(x[2]) || !isfinite(x[3]);
+    const bool special = any_nonfinite<4>(x);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       if (special) {
