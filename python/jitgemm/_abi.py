@@ -95,6 +95,7 @@ STRUCTS = {
 }
 
 _runtime = ctypes.c_void_p
+_plan = ctypes.c_void_p
 _status = ctypes.c_int
 
 # name -> (restype, argtypes)
@@ -110,6 +111,9 @@ FUNCTIONS = {
         _status,
         [_runtime, ctypes.POINTER(Problem)] + [ctypes.c_void_p] * 5 + [ctypes.c_int, ctypes.c_int, ctypes.c_void_p],
     ),
+    "jitgemm_plan_create": (_status, [_runtime, ctypes.POINTER(Problem), ctypes.POINTER(_plan)]),
+    "jitgemm_plan_run": (_status, [_plan, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]),
+    "jitgemm_plan_destroy": (_status, [_plan]),
     "jitgemm_tune": (_status, [_runtime, ctypes.POINTER(Problem), ctypes.POINTER(ctypes.c_double)]),
     "jitgemm_tune_options_default": (TuneOptions, []),
     "jitgemm_tune_with": (

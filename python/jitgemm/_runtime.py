@@ -46,6 +46,12 @@ class Runtime:
         """C = alpha op(A) op(B) + beta C; a, b, c device addresses, stream a CUstream (int)."""
         self.lib.check(self.lib.gemm(self.handle, ctypes.byref(problem), a, b, c, stream))
 
+    def plan(self, problem):
+        """A Plan of ``problem``: its kernel selected and loaded now (Runtime::plan)."""
+        handle = ctypes.c_void_p()
+        self.lib.check(self.lib.plan_create(self.handle, ctypes.byref(problem), ctypes.byref(handle)))
+        return Plan(self.lib, handle.value)
+
     def gemm_backward(self, problem, dc, a, b, da, db, stream, project_a=False, project_b=False):
         self.lib.check(self.lib.gemm_backward(self.handle, ctypes.byref(problem), dc, a, b, da, db,
                                               int(project_a), int(project_b), stream))
@@ -66,6 +72,24 @@ class Runtime:
         out = _abi.ServeCounters()
         self.lib.check(self.lib.get_serve_counters(self.handle, ctypes.byref(out)))
         return ServeCounters(out.exact, out.nearest, out.fallback, out.stale)
+
+
+class Plan:
+    """A jitgemm_plan: ``run(a, b, c, stream)`` launches its problem's kernel with no lookup.
+    Its decision is fixed when it is made (a later tune needs a new plan); destroyed with the
+    object. Runtimes live as long as the process, so a plan never outlives its runtime."""
+
+    def __init__(self, lib, handle):
+        self.lib, self.handle = lib, handle
+        self.run_fn = lib.plan_run  # run_fn(handle, a, b, c, stream) -> status, for callers that unroll run
+
+    def run(self, a, b, c, stream):
+        self.lib.check(self.run_fn(self.handle, a, b, c, stream))
+
+    def __del__(self):
+        if self.handle:
+            self.lib.plan_destroy(self.handle)
+            self.handle = None
 
 
 _lock = threading.Lock()

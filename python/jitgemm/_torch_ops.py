@@ -5,7 +5,6 @@ for ``out=``, and the public functions built on them.
 Batched operands (leading batch dimensions, broadcast as torch.matmul does) run as a loop
 of 2-D products on the current stream, one library call each.
 """
-import ctypes
 import itertools
 from typing import Optional, Tuple
 
@@ -247,31 +246,32 @@ def matmul(a, b, *, structure_a="general", structure_b="general", fill="full", p
 
 
 # Call signatures (shapes, strides, devices, dtypes, options) that passed every check, each
-# with its prepared library call: a repeated eager call skips the checks and the struct.
+# with its prepared library call (a plan): a repeated eager call skips the checks, the struct
+# and the library's lookup. jitgemm.tune clears it.
 _seen_calls = {}
 _MAX_SEEN_CALLS = 1024
 
 
 def _remember(key, a, b, options):
-    """Prepares the call of a checked 2-D product whose operands are read in place."""
+    """Prepares the call of a checked 2-D product whose operands are read in place: a plan of
+    its problem (jitgemm_plan_run skips Runtime::gemm's lookup; operands at other alignments
+    than 16 bytes take Runtime::gemm's path inside it)."""
     (m, k), n = a.shape, b.shape[1]
     la, lb = _Batched(a, (), m, k).layout, _Batched(b, (), k, n).layout
     if la.copy or lb.copy or m == 0 or n == 0:
         return
-    problem = _problem.make_problem(m, n, k, la, lb, n, options)
-    rt = _runtime.runtime(a.device.index)
-    lib, handle, pointer, index = rt.lib, rt.handle, ctypes.byref(problem), a.device.index
-    gemm_fn, check = lib.gemm, lib.check
+    plan = _runtime.runtime(a.device.index).plan(_problem.make_problem(m, n, k, la, lb, n, options))
+    run, handle, check, index = plan.run_fn, plan.handle, plan.lib.check, a.device.index
     shape, raw_stream = (m, n), _raw_stream
 
     def call(x, y):
         c = x.new_empty(shape)
-        status = gemm_fn(handle, pointer, x.data_ptr(), y.data_ptr(), c.data_ptr(), raw_stream(index))
+        status = run(handle, x.data_ptr(), y.data_ptr(), c.data_ptr(), raw_stream(index))
         if status:
             check(status)
         return c
 
-    call.problem = problem  # keeps the struct that `pointer` refers to alive
+    call.plan = plan  # destroyed with the call
     if len(_seen_calls) >= _MAX_SEEN_CALLS:
         _seen_calls.clear()
     _seen_calls[key] = call
@@ -299,7 +299,9 @@ def tune(a, b, *, structure_a="general", structure_b="general", fill="full", pre
     candidate compiled, verified and timed (about a minute). Never called by matmul."""
     options = _problem.Options.checked(structure_a, structure_b, fill, precision, alpha, beta)
     problem = _first_item_problem(a, b, options)
-    return _runtime.runtime(a.device.index).tune(problem, jobs, timing_runs, write_database, budget_s)
+    ms = _runtime.runtime(a.device.index).tune(problem, jobs, timing_runs, write_database, budget_s)
+    _seen_calls.clear()  # their plans chose before this record existed
+    return ms
 
 
 def explain(a, b, *, structure_a="general", structure_b="general", fill="full", precision="tf32x3", alpha=1.0,

@@ -183,6 +183,19 @@ def test_a_repeated_call_takes_the_prepared_path_and_stays_correct():
     assert rel_error(a3.grad, torch.ones(48, 40, device="cuda", dtype=torch.float64) @ b2.double().T) <= 4 * U * 10
 
 
+def test_the_prepared_path_serves_operands_at_other_alignments():
+    # The signature (shapes, strides) is seen with 16-byte aligned operands; the same signature
+    # 4 bytes further on gets another kernel inside the plan, and still the right product.
+    big_a, big_b = signed(48, 96, 94), signed(80, 48, 95)
+    aligned = jitgemm.matmul(big_a[:, :80], big_b[:, :40], precision="tf32x3")
+    assert rel_error(aligned, big_a[:, :80].double() @ big_b[:, :40].double()) <= 4 * U * 10
+    a, b = big_a[:, 1:81], big_b[:, 1:41]
+    assert a.data_ptr() % 16 != 0 and a.stride() == big_a[:, :80].stride()
+    for _ in range(2):
+        got = jitgemm.matmul(a, b, precision="tf32x3")
+        assert rel_error(got, a.double() @ b.double()) <= 4 * U * 10
+
+
 # ---------------------------------------------------------------------------- no copies
 def observe():
     seen = []
@@ -392,6 +405,12 @@ def test_explain_serve_counters_and_tune():
     assert ms > 0
     tuned = jitgemm.explain(a, b, precision="fp32")
     assert tuned.rule == "exact" and not tuned.stale, str(tuned)
+    # the prepared call of this signature (made before the tune) is made again: the record serves it
+    before = jitgemm.serve_counters()
+    for _ in range(2):
+        jitgemm.matmul(a, b, precision="fp32")
+    after = jitgemm.serve_counters()
+    assert after.exact == before.exact + 2, (before, after)
 
 
 def test_bad_arguments_are_value_errors_naming_them():
