@@ -75,16 +75,14 @@ class Runtime:
 
 
 class Plan:
-    """A jitgemm_plan: ``run(a, b, c, stream)`` launches its problem's kernel with no lookup.
-    Its decision is fixed when it is made (a later tune needs a new plan); destroyed with the
-    object. Runtimes live as long as the process, so a plan never outlives its runtime."""
+    """A jitgemm_plan: ``run_fn(handle, a, b, c, stream)`` (jitgemm_plan_run, returning its
+    status) launches its problem's kernel with no lookup. Its decision is fixed when it is made
+    (a later tune needs a new plan); destroyed with the object. Runtimes live as long as the
+    process, so a plan never outlives its runtime."""
 
     def __init__(self, lib, handle):
         self.lib, self.handle = lib, handle
-        self.run_fn = lib.plan_run  # run_fn(handle, a, b, c, stream) -> status, for callers that unroll run
-
-    def run(self, a, b, c, stream):
-        self.lib.check(self.run_fn(self.handle, a, b, c, stream))
+        self.run_fn = lib.plan_run
 
     def __del__(self):
         if self.handle:

@@ -56,7 +56,7 @@ class KernelCache {
   const TemplateStore& templates_;
   mutable std::mutex mutex_;
   std::unordered_map<Key, const LoadedKernel*, KeyHash> kernels_;
-  // The owners, by rendered_identity (its name and source).
+  // The owners, keyed by a hash of the rendered kernel's name and source.
   std::unordered_map<std::string, std::unique_ptr<LoadedKernel>> modules_;
 };
 
