@@ -48,6 +48,31 @@ template <bool MASKED>
 __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup& group, int first, int m, int d0) {
   const int lane = threadIdx.x % 32;
   f.nonfinite = false;
+  if constexpr (K_PERMUTED && !MASKED) {
+    // Steps s and s + 1 (s even) of a 32-wide K block hold K values 8 q + 2 (s % 4) .. + 3 of the
+    // thread's rows (q = lane % 4, wgmma_gemm.cu): one 16-byte chunk per row, in fragment order
+    // (m, lo) (m + 8, lo) (m, hi) (m + 8, hi) per step.
+#pragma unroll
+    for (int i = 0; i < FRAG_STEPS; i += 2) {
+      const int g = first + i;  // even: blocks start on even steps
+      const unsigned tile = group.addr[g / K_STEPS];
+      const int s = g % K_STEPS;
+      const int k = (s / 4) * 32 + 8 * (lane % 4) + 2 * (s % 4);
+      const float4 lo = lds_v4(raw_a_addr(tile, m, k)), hi = lds_v4(raw_a_addr(tile, m + 8, k));
+      const float x[2][4] = {{lo.x, hi.x, lo.y, hi.y}, {lo.z, hi.z, lo.w, hi.w}};
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const Tf32Pair p = split_a(x[h][r]);
+          f.big[i + h][r] = p.big;
+          if constexpr (TF32X3) f.small[i + h][r] = p.small;
+          f.nonfinite |= !isfinite(x[h][r]);
+        }
+      }
+    }
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < FRAG_STEPS; ++i) {
     const int g = first + i;

@@ -52,9 +52,19 @@ struct PiecePlace {
   int n, k;                     // the piece's first row and K value in the tile (B_KEEP)
 };
 
+// K_PERMUTED: a piece is B(n .. n+3, c + 8 i) for i = 0..3, read as raw rows c + 8 i (all in
+// chunk t ^ c, since (c + 8 i) % 8 = c), written as chunk c of plane rows n + j. In group d, piece
+// t takes c = ((2 t) % 8) ^ (3 (t / 4)) ^ d: every (t, c) once over the eight groups, and the eight
+// threads of an access phase hit eight distinct chunks both reading (t ^ c) and writing
+// (c ^ (4 (t % 2) + j)).
 __device__ __forceinline__ PiecePlace place_of(unsigned piece) {
   const unsigned block = piece / 64, d = (piece / 8) % 8, t = piece % 8;
   const unsigned box = block % RAW_B_BOXES, sub = block / RAW_B_BOXES;  // 32-column box of N, 32-row block of K
+  if constexpr (K_PERMUTED) {
+    const unsigned c = ((2 * t) % 8) ^ (3 * (t / 4)) ^ d;
+    return {(box * BLOCK_K + sub * 32 + c) * 128, (t ^ c) * 16, (sub * BLOCK_N + box * 32 + 4 * t) * 128,
+            (c ^ (4 * (t % 2))) * 16, (int)(box * 32 + 4 * t), (int)(sub * 32 + c)};
+  }
   const unsigned kc = (t + d) % 8;                                      // n = 32 box + 4 t, k = 32 sub + 4 kc
   return {(box * BLOCK_K + sub * 32 + 4 * kc) * 128, (t ^ (4 * (kc % 2))) * 16,
           (sub * BLOCK_N + box * 32 + 4 * t) * 128, (kc ^ (4 * (t % 2))) * 16,
@@ -67,8 +77,7 @@ __device__ __forceinline__ bool stage_masked(int n0, int k0) {
   return B_KEEP != 0 && !triangle_inside<B_KEEP, BLOCK_N, BLOCK_K>(n0, k0);
 }
 
-
-// Writes piece x (x[i][j] = B(n + j, k + i)) as four rows n + j of the stage's B planes: rounded
+// Writes piece x (x[i][j] = B(n + j, k + i); K_PERMUTED: B(n + j, k + 8 i)) as four rows n + j of the stage's B planes: rounded
 // (tf32) or split (tf32x3). EXACT: inf and NaN handled (tf32x3: tf32_split, for pieces that hold
 // them; tf32: tf32_round_select, which every tf32 piece takes); otherwise (tf32x3 only) the
 // integer split of finite values.
@@ -101,7 +110,8 @@ __device__ __forceinline__ bool transform_piece(unsigned stage, const PiecePlace
   float x[4][4];
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
-    const float4 v = lds_v4(row + 128 * i + (at.raw_x ^ (16 * i)));
+    // K_PERMUTED: rows c + 8 i, one chunk; else rows k + i, whose chunks differ by 16 i (XOR)
+    const float4 v = lds_v4(K_PERMUTED ? row + 1024 * i + at.raw_x : row + 128 * i + (at.raw_x ^ (16 * i)));
     x[i][0] = v.x, x[i][1] = v.y, x[i][2] = v.z, x[i][3] = v.w;
   }
   if (B_KEEP != 0 && masked) {

@@ -117,6 +117,15 @@ constexpr int GROUP_STAGES = (TF32X3 && ACC_BLOCK_K > BLOCK_K) ? ACC_BLOCK_K / B
 constexpr int GROUP_BLOCKS = GROUP_STAGES * K_STEPS / ACC_STEPS;
 // tf32: stages per FP32 accumulation block (0: no blocks, the tensor cores accumulate all of K).
 constexpr int TF32_BLOCK_STAGES = (!TF32X3 && ACC_BLOCK_K > 0) ? ACC_BLOCK_K / BLOCK_K : 0;
+// K_PERMUTED (A raw K-major in registers, B transformed, no triangular operand): inside each
+// 32-wide K block the products run over K in a permuted order, the same for A and B. Logical
+// position q + 4 j (q = 0..3, j = 0..7) is K value 8 q + j, so the A fragments a thread holds for
+// a block (logical q + 4 j for its q = lane % 4) are consecutive floats of its rows: one 16-byte
+// load per row and two k8 steps instead of four 4-byte ones (tf32/a_fragments.cuh). The
+// transform warps write B's planes in the same order at no cost: chunk c of a plane row holds
+// K values c, c + 8, c + 16, c + 24 (tf32/transform_operand.cuh).
+constexpr bool K_PERMUTED = A_IN_REGISTERS && !A_MN_MAJOR && TRANSFORM_B && !B_K_MAJOR && A_KEEP == 0 &&
+                            B_KEEP == 0 && (TF32X3 ? ACC_STEPS : K_STEPS) % 2 == 0;
 constexpr bool USE_SETMAXNREG = CONSUMERS > 1;
 
 static_assert(TF32X3 == 0 || TF32X3 == 1, "TF32X3 is 0 (tf32) or 1 (tf32x3)");
