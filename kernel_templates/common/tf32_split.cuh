@@ -38,11 +38,14 @@ __device__ __forceinline__ float tf32_round_not_nan(float x) {
   return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
 }
 
-// rna(x) for any x, NaN canonical: tf32_round's value from the integer rounding and a select,
-// with no branch. Loops that round every value of a tile use it (tf32/transform_operand.cuh):
-// there a vote on inf/NaN and a branch to an exact path cost more than the rounding itself.
-__device__ __forceinline__ float tf32_round_select(float x) {
-  return x == x ? tf32_round_not_nan(x) : tf32_nan();
+// rna(x) for any x as the tensor cores will read it, in two instructions and a select: the
+// integer rounding without its mask, since the tensor cores drop the low 13 bits themselves
+// (inf + 0x1000 reads as inf, a finite value that rounds past FLT_MAX as inf). For operands that
+// only a tf32 mma reads (tf32 mode); a split needs the exact big part (tf32_round_not_nan).
+// No branch: the loops that round every value of a tile (tf32/transform_operand.cuh) would
+// spend more on a vote and a branch to an exact path than on the rounding itself.
+__device__ __forceinline__ float tf32_round_for_mma(float x) {
+  return x == x ? __uint_as_float(__float_as_uint(x) + 0x1000u) : tf32_nan();
 }
 
 // Inf/NaN detection at one FFMA per value: probe = fmaf(x, 0, probe) over the values, starting

@@ -33,11 +33,12 @@ struct AFragments {
   bool nonfinite;  // this thread saw inf or NaN (tf32x3: the NaN rule may be needed)
 };
 
-// The value the tensor cores get for x: rna(x) (A_ROUND = 1), or x with its low 13 bits
-// dropped (A_ROUND = 0, what the hardware reads from a raw float, but NaN-safe).
+// The value the tensor cores get for x: rna(x) (A_ROUND = 1; tf32: its low 13 bits left for
+// the hardware to drop), or x with its low 13 bits dropped (A_ROUND = 0, what the hardware
+// reads from a raw float, but NaN-safe).
 __device__ __forceinline__ Tf32Pair split_a(float x) {
   if constexpr (TF32X3) return tf32_split<A_ROUND != 0>(x);
-  return {A_ROUND ? tf32_round(x) : tf32_truncate(x), 0.0f};
+  return {A_ROUND ? tf32_round_for_mma(x) : tf32_truncate(x), 0.0f};
 }
 
 // Reads k8 steps first .. first + FRAG_STEPS - 1 of `group` (step g in stage g / K_STEPS) for

@@ -18,7 +18,8 @@
 //
 // Per stage: the producer's TMA completes full[s]; the transform warps wait for it, write the
 // planes, fence them to the async proxy, vote on whether B held inf or NaN (the tf32x3 NaN
-// rule, which the pre-pass flag covers otherwise) and one of them arrives on ready[s]. The
+// rule, which the pre-pass flag covers otherwise) and one of them arrives on ready[s]
+// (SHARED_ROUND: the consumers round a share too, and every rounding warp arrives). The
 // consumers wait for full[s] (their raw A) and ready[s]. The slot is reused only after the
 // consumers released it, so the planes of a stage are never written while wgmma reads them.
 #pragma once
@@ -29,6 +30,13 @@ constexpr int TRANSFORM_THREADS = 96;       // warps 1..3 of the producer warpgr
 constexpr unsigned TRANSFORM_BARRIER = 5;   // named barrier (1..2: the consumers' votes)
 constexpr int RAW_B_BOXES = BLOCK_N / 32;   // 32-column boxes of the raw B tile
 constexpr int TRANSFORM_PIECES = BLOCK_N * BLOCK_K / 16;  // 4 x 4 pieces per stage
+// tf32 with B_K_MAJOR (no triangle): rounding in place is the whole of B's work, and three
+// warps alone are the kernel's limit on huge K (the consumers waited for them most of the
+// time). The consumer warps round a share of each stage too, before they read their A: every
+// rounding warp arrives on ready[s] once its share is written.
+constexpr bool SHARED_ROUND = TRANSFORM_B && B_K_MAJOR && !TF32X3 && B_KEEP == 0;
+constexpr int ROUND_THREADS = SHARED_ROUND ? TRANSFORM_THREADS + 128 * CONSUMERS : TRANSFORM_THREADS;
+constexpr int READY_ARRIVALS = SHARED_ROUND ? ROUND_THREADS / 32 : 1;  // on ready[s], per stage
 
 static_assert(!TRANSFORM_B || (A_IN_REGISTERS && !CONVERT_B && CLUSTER == 1),
               "TRANSFORM_B: A in registers, B neither converted in global memory nor shared by a CTA pair");
@@ -79,7 +87,7 @@ __device__ __forceinline__ bool stage_masked(int n0, int k0) {
 
 // Writes piece x (x[i][j] = B(n + j, k + i); K_PERMUTED: B(n + j, k + 8 i)) as four rows n + j of the stage's B planes: rounded
 // (tf32) or split (tf32x3). EXACT: inf and NaN handled (tf32x3: tf32_split, for pieces that hold
-// them; tf32: tf32_round_select, which every tf32 piece takes); otherwise (tf32x3 only) the
+// them; tf32: tf32_round_for_mma, which every tf32 piece takes); otherwise (tf32x3 only) the
 // integer split of finite values.
 template <bool EXACT>
 __device__ __forceinline__ void store_piece(unsigned stage, const float (&x)[4][4], const PiecePlace& at) {
@@ -90,7 +98,7 @@ __device__ __forceinline__ void store_piece(unsigned stage, const float (&x)[4][
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       if constexpr (EXACT) {
-        const Tf32Pair p = TF32X3 ? tf32_split<true>(x[i][j]) : Tf32Pair{tf32_round_select(x[i][j]), 0.0f};
+        const Tf32Pair p = TF32X3 ? tf32_split<true>(x[i][j]) : Tf32Pair{tf32_round_for_mma(x[i][j]), 0.0f};
         big[i] = p.big, small[i] = p.small;
       } else {
         big[i] = tf32_round_not_nan(x[i][j]);
@@ -148,8 +156,8 @@ __device__ __forceinline__ bool transform_stage(unsigned stage, int ct, int n0, 
 }
 
 // B_K_MAJOR: the stage's big plane rounded (or split) in place, 16-byte chunks dealt round
-// robin (consecutive threads, consecutive chunks: no bank conflicts). Returns whether any value
-// was inf or NaN.
+// robin over ROUND_THREADS threads (rt = 0 .. ROUND_THREADS-1; consecutive threads, consecutive
+// chunks: no bank conflicts). Returns whether any value was inf or NaN.
 constexpr int ROUND_CHUNKS = BLOCK_N * BLOCK_K / 4;
 // B_KEEP: chunk `chunk` of the plane ([BLOCK_K / 32][BLOCK_N rows (n)][32 k], 128-byte swizzled)
 // holds B'(n0 + n, k0 + k .. k0 + k + 3); masks those four values.
@@ -160,19 +168,21 @@ __device__ __forceinline__ void mask_chunk(float (&x)[4], int chunk, int n0, int
   for (int i = 0; i < 4; ++i) x[i] = triangle_value<B_KEEP, B_UNIT>(x[i], (k0 + k + i) - (n0 + n));
 }
 
-__device__ __forceinline__ bool round_stage(unsigned stage, int ct, int n0, int k0) {
+// UNROLL: chunks in flight per thread (the consumers, SHARED_ROUND, have few registers to spare).
+template <int UNROLL = 4>
+__device__ __forceinline__ bool round_stage(unsigned stage, int rt, int n0, int k0) {
   const bool masked = stage_masked(n0, k0);
   bool nonfinite = false;
   const unsigned plane = b_tile(stage, 0);
-#pragma unroll 4
-  for (int chunk = ct; chunk < ROUND_CHUNKS; chunk += TRANSFORM_THREADS) {
+#pragma unroll UNROLL
+  for (int chunk = rt; chunk < ROUND_CHUNKS; chunk += ROUND_THREADS) {
     const unsigned addr = plane + 16 * chunk;
     const float4 v = lds_v4(addr);
     float x[4] = {v.x, v.y, v.z, v.w}, big[4], small[4];
     if (B_KEEP != 0 && masked) mask_chunk(x, chunk, n0, k0);
     if constexpr (!TF32X3) {  // tf32: nothing reads a vote; rounded with NaN kept NaN, no branch
 #pragma unroll
-      for (int i = 0; i < 4; ++i) big[i] = tf32_round_select(x[i]);
+      for (int i = 0; i < 4; ++i) big[i] = tf32_round_for_mma(x[i]);
       sts_v4(addr, make_float4(big[0], big[1], big[2], big[3]));
       continue;
     }
@@ -194,6 +204,14 @@ __device__ __forceinline__ bool round_stage(unsigned stage, int ct, int n0, int 
   return nonfinite;
 }
 
+// SHARED_ROUND: a rounding warp's share of a stage is written; each lane fences its stores to
+// the async proxy (wgmma reads them), and once all have, lane 0 arrives on ready[s].
+__device__ __forceinline__ void arrive_rounded(unsigned ready) {
+  fence_proxy_async_shared();
+  __syncwarp();
+  if (threadIdx.x % 32 == 0) mbarrier_arrive(ready);
+}
+
 // The transform warps' loop: every stage the producer fills, in the same order.
 __device__ __forceinline__ void transform_b(const SharedRing& ring_smem, const TileSchedule& s) {
   const int ct = threadIdx.x - 32;
@@ -201,6 +219,12 @@ __device__ __forceinline__ void transform_b(const SharedRing& ring_smem, const T
   for_each_stage(s, [&](TileCoord tile, int k0) {
     mbarrier_wait(ring_smem.full(ring.stage), ring.phase);
     const unsigned stage = ring_smem.stage_addr(ring.stage);
+    if constexpr (SHARED_ROUND) {  // no vote: nothing reads one in tf32 mode
+      round_stage(stage, ct, tile.n0, k0);
+      arrive_rounded(ring_smem.ready(ring.stage));
+      ring.advance();
+      return;
+    }
     const bool nonfinite = B_K_MAJOR ? round_stage(stage, ct, tile.n0, k0) : transform_stage(stage, ct, tile.n0, k0);
     fence_proxy_async_shared();  // the planes, for wgmma
     // The vote also orders every thread's stores before thread 0's arrival (release).
