@@ -25,6 +25,18 @@ __device__ __forceinline__ unsigned raw_a_addr(unsigned tile, int m, int k) {
   return tile + (sub * rows_per_box + row) * 128 + chunk * 16 + (col % 4) * 4;
 }
 
+// A_SYM: where A'(m, k) of the stage at K k0 lies in its raw tile (tile rows from m0). A
+// 32-row sub-block holds the stored X(r, c) as rows r (layout above), or where the element is
+// on the other side of the diagonal its mirror X(c, r) as rows c, [32 k][32 m] swizzled alike:
+// what the producer copied there (mirrored sub-blocks), or the transposed position of the same
+// box on the diagonal sub-block (r0 = k0). One select of the address, no branch.
+__device__ __forceinline__ unsigned sym_a_addr(unsigned tile, int m, int k, int m0, int k0) {
+  const int r = m0 + m, c = k0 + k, i = m % 32;
+  const bool mirrored = A_SYM == 1 ? c > r : c < r;
+  const unsigned at_mirror = tile + (m / 32) * 32 * 128 + k * 128 + (((i / 4) ^ (k % 8)) * 16) + (i % 4) * 4;
+  return mirrored ? at_mirror : raw_a_addr(tile, m, k);
+}
+
 // A fragments of FRAG_STEPS k8 steps: big (tf32: the rounded value) and, for tf32x3, small.
 constexpr int FRAG_STEPS = TF32X3 ? ACC_STEPS : K_STEPS;
 struct AFragments {
@@ -81,7 +93,9 @@ __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup
     const int k = (g % K_STEPS) * 8 + lane % 4;     // columns k and k + 4
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
-      float x = lds_f32(raw_a_addr(tile, m + 8 * (r % 2), k + 4 * (r / 2)));
+      const int mr = m + 8 * (r % 2), kr = k + 4 * (r / 2);
+      float x = lds_f32(A_SYM != 0 ? sym_a_addr(tile, mr, kr, group.m0, group.k0 + (g / K_STEPS) * BLOCK_K)
+                                   : raw_a_addr(tile, mr, kr));
       if constexpr (MASKED) x = triangle_value<A_KEEP, A_UNIT>(x, d0 + 8 * i + 4 * (r / 2) - 8 * (r % 2));
       const Tf32Pair p = split_a(x);
       f.big[i][r] = p.big;
