@@ -9,7 +9,7 @@
 
 namespace jitgemm {
 
-// Empty when split_k is a power of two in 1..kMaxSplitK.
+// Empty when split_k is in 1..kMaxSplitK (the slices are a launch parameter: any count).
 std::string split_k_problem(const KernelConfig& c);
 // Threads, shared memory and the register estimate of `rules` against `limits`, in that order.
 std::string resource_problem(const KernelFamilyRules& rules, const KernelConfig& c, const StaticLimits& limits);

@@ -4,12 +4,17 @@
 #include <algorithm>
 #include <bit>
 
+#include "codegen/kernel_family.hpp"
+
 namespace jitgemm {
 namespace {
 
 // K per slice the default split aims at: 32 for small outputs (whose single sums show every
 // rounding; the workspace is tiny), 128 otherwise.
 constexpr int64_t kSmallOutput = int64_t{1} << 16;
+// The wave-filling splits are added where the default launches at most this many waves.
+constexpr int64_t kWaveFillingMaxWaves = 8;
+
 int64_t split_k_chunk(const ProblemKey& key) { return key.m * key.n <= kSmallOutput ? 32 : 128; }
 
 // Whether `split` slices fit the workspace bound and each holds at least one block_k.
@@ -40,6 +45,18 @@ std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile
   // default's partial products (the default's half, 8, won there at 0.243 ms vs cuBLAS 0.205).
   std::vector<int> wanted = {d / 2, d, 2 * d};
   if (d >= 8) wanted.insert(wanted.begin(), {2, 4});
+  // And beside each of half, equal and twice the default, the splits that fill the whole waves
+  // of CTAs nearest below and above it, where that is a few waves: a last wave partly empty
+  // idles a share of the SMs (largeK fp32, 4 tiles x 128 slices: 512 CTAs, 3.9 per SM of an
+  // H200, where 132 slices give 4).
+  const int64_t tiles = ((key.m + tile.block_m - 1) / tile.block_m) * ((key.n + tile.block_n - 1) / tile.block_n);
+  for (int b : {d / 2, d, 2 * d}) {
+    if (b < 2 || tiles * b > kWaveFillingMaxWaves * kLargestHopperSms) continue;
+    const int64_t waves = tiles * b / kLargestHopperSms;
+    for (int64_t w : {waves, waves + 1})
+      if (const int64_t s = w * kLargestHopperSms / tiles; s >= 2 && s <= kMaxSplitK) wanted.push_back(static_cast<int>(s));
+  }
+  std::sort(wanted.begin(), wanted.end());
   for (int s : wanted)
     if (s >= 2 && s <= kMaxSplitK && split_fits(key, tile, s) && (splits.empty() || s > splits.back()))
       splits.push_back(s);

@@ -37,8 +37,10 @@ int default_split_k(const ProblemKey& key, const KernelConfig& tile);
 // record of these families gets its split.
 KernelConfig with_default_split_k(KernelConfig tile, const ProblemKey& key);
 // The split-K variants the candidate spaces add for each tile: half, equal to and twice the
-// default, and 2 and 4 where the default is 8 or more, ascending, within the same limits (none
-// when the default is 1 and K is short).
+// default, 2 and 4 where the default is 8 or more, and beside each of the first three that
+// makes at most 8 waves of kLargestHopperSms CTAs with the tiles, the splits that fill the
+// whole waves just below and above it; ascending, within the same limits (none when the
+// default is 1 and K is short).
 std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile);
 // Appends `tile` (as it is) and then `tile` with each of split_k_choices(key, tile).
 void append_with_splits(std::vector<KernelConfig>& out, const ProblemKey& key, KernelConfig tile);

@@ -140,8 +140,10 @@ TEST(StaticValidity, RejectionsSayWhy) {
   };
   KernelConfig c;
   EXPECT_TRUE(statically_valid(c, StaticLimits{}, nullptr));
-  c.split_k = 3;
-  EXPECT_NE(why_not(c).find("split_k=3 is not a power of two"), std::string::npos);
+  c.split_k = 3;  // any count of slices (a launch parameter)
+  EXPECT_TRUE(statically_valid(c, StaticLimits{}, nullptr));
+  c.split_k = 0;
+  EXPECT_NE(why_not(c).find("split_k=0 is not in 1..256"), std::string::npos);
   c.split_k = 512;
   EXPECT_NE(why_not(c).find("split_k"), std::string::npos);
   c = KernelConfig{};
@@ -219,10 +221,19 @@ TEST(SplitK, ChoicesAddShortSplitsWhereTheDefaultSplitsEightOrMoreWays) {
     tile.split_k = split;
     EXPECT_TRUE(contains(space, tile)) << tile.name();
   }
-  // A default of 4 or less keeps half, equal and twice (1024 x 1024 x 512: 4 -> 2, 4, 8) ...
-  EXPECT_EQ(split_k_choices(key_of(1024, 1024, 512), tile), (std::vector<int>{2, 4, 8}));
+  // A default of 4 or less keeps half, equal and twice (1024 x 1024 x 512: 4 -> 2, 4, 8), and
+  // there, with 128 tiles, the splits that fill whole waves of 132 CTAs beside them (2 slices:
+  // 1.9 waves -> 1 and 2 waves, 2 and 2 slices; 4: 3.9 -> 3 and 4 slices; 8: 7.8 -> 7 and 8
+  // slices) ...
+  EXPECT_EQ(split_k_choices(key_of(1024, 1024, 512), tile), (std::vector<int>{2, 3, 4, 7, 8}));
   // ... and a short K none.
   EXPECT_TRUE(split_k_choices(key_of(64, 64, 16), tile).empty());
+  // largeK on 64 x 256 tiles (4 tiles; the default, 256 slices, is 7.8 waves): the record's 128
+  // slices are 512 CTAs, 3.9 per SM; 99 and 132 slices fill 3 and 4 whole waves.
+  const ProblemKey large_k = key_of(256, 256, 524288);
+  tile.block_m = 64, tile.block_n = 256;
+  EXPECT_EQ(default_split_k(large_k, tile), 256);
+  EXPECT_EQ(split_k_choices(large_k, tile), (std::vector<int>{2, 4, 99, 128, 132, 231, 256}));
 }
 
 TEST(SplitK, SlicesAreALaunchParameterNotACompiledOne) {
