@@ -53,6 +53,14 @@ __device__ __forceinline__ Tf32Pair split_a(float x) {
   return {A_ROUND ? tf32_round_for_mma(x) : tf32_truncate(x), 0.0f};
 }
 
+// Fragment r of k8 step i of f from the raw value x: rounded or split, and counted in the vote.
+__device__ __forceinline__ void put_fragment(AFragments& f, int i, int r, float x) {
+  const Tf32Pair p = split_a(x);
+  f.big[i][r] = p.big;
+  if constexpr (TF32X3) f.small[i][r] = p.small;
+  f.nonfinite |= !isfinite(x);
+}
+
 // Reads k8 steps first .. first + FRAG_STEPS - 1 of `group` (step g in stage g / K_STEPS) for
 // the thread's rows m and m + ROW_STEP (8, or 4 where fragment_row permutes them) into f.
 // MASKED: a triangular A' (A_KEEP; rows never permuted) is masked as it is read
@@ -77,12 +85,7 @@ __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
 #pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const Tf32Pair p = split_a(x[h][r]);
-          f.big[i + h][r] = p.big;
-          if constexpr (TF32X3) f.small[i + h][r] = p.small;
-          f.nonfinite |= !isfinite(x[h][r]);
-        }
+        for (int r = 0; r < 4; ++r) put_fragment(f, i + h, r, x[h][r]);
       }
     }
     return;
@@ -98,10 +101,7 @@ __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup
       float x = lds_f32(A_SYM != 0 ? sym_a_addr(tile, mr, kr, group.m0, group.k0 + (g / K_STEPS) * BLOCK_K)
                                    : raw_a_addr(tile, mr, kr));
       if constexpr (MASKED) x = triangle_value<A_KEEP, A_UNIT>(x, d0 + 8 * i + 4 * (r / 2) - 8 * (r % 2));
-      const Tf32Pair p = split_a(x);
-      f.big[i][r] = p.big;
-      if constexpr (TF32X3) f.small[i][r] = p.small;
-      f.nonfinite |= !isfinite(x);
+      put_fragment(f, i, r, x);
     }
   }
 }
