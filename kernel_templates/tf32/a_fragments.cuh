@@ -62,8 +62,7 @@ __device__ __forceinline__ void put_fragment(AFragments& f, int i, int r, float 
 }
 
 // Reads k8 steps first .. first + FRAG_STEPS - 1 of `group` (step g in stage g / K_STEPS) for
-// the thread's rows m and m + ROW_STEP (8, or 4 where fragment_row permutes them) into f.
-// MASKED: a triangular A' (A_KEEP; rows never permuted) is masked as it is read
+// the thread's rows m and m + 8 into f. MASKED: a triangular A' (A_KEEP) is masked as it is read
 // (tf32/operand_triangle.cuh); d0 is k - row of the thread's first value (row m, K group.k0 +
 // 8 first + lane % 4), the others differ from it by constants.
 template <bool MASKED>
@@ -80,7 +79,7 @@ __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup
       const unsigned tile = group.addr[g / K_STEPS];
       const int s = g % K_STEPS;
       const int k = (s / 4) * 32 + 8 * (lane % 4) + 2 * (s % 4);
-      const float4 lo = lds_v4(raw_a_addr(tile, m, k)), hi = lds_v4(raw_a_addr(tile, m + ROW_STEP, k));
+      const float4 lo = lds_v4(raw_a_addr(tile, m, k)), hi = lds_v4(raw_a_addr(tile, m + 8, k));
       const float x[2][4] = {{lo.x, hi.x, lo.y, hi.y}, {lo.z, hi.z, lo.w, hi.w}};
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
@@ -97,7 +96,7 @@ __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup
     const int k = (g % K_STEPS) * 8 + lane % 4;     // columns k and k + 4
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
-      const int mr = m + ROW_STEP * (r % 2), kr = k + 4 * (r / 2);
+      const int mr = m + 8 * (r % 2), kr = k + 4 * (r / 2);
       float x = lds_f32(A_SYM != 0 ? sym_a_addr(tile, mr, kr, group.m0, group.k0 + (g / K_STEPS) * BLOCK_K)
                                    : raw_a_addr(tile, mr, kr));
       if constexpr (MASKED) x = triangle_value<A_KEEP, A_UNIT>(x, d0 + 8 * i + 4 * (r / 2) - 8 * (r % 2));
@@ -112,10 +111,7 @@ __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup
 // leaves few of them), the others the plain one.
 __device__ __forceinline__ void load_a_fragments(AFragments& f, const StageGroup& group, int first, int wg_row0) {
   const int lane = threadIdx.x % 32;
-  // Rows m and m + ROW_STEP. (The plain rows are written out: through fragment_row, ptxas spills
-  // the stream-K tf32 128 x 256 kernels at their 168-register edge.)
-  const int m = ROWS_PERMUTED ? wg_row0 + fragment_row((threadIdx.x / 32) % 4, lane / 4)
-                              : wg_row0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;
+  const int m = wg_row0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;  // rows m and m + 8
   if (A_KEEP != 0 && !triangle_inside<A_KEEP, 64, FRAG_STEPS * 8>(group.m0 + wg_row0, group.k0 + first * 8))
     read_a_fragments<A_KEEP != 0>(f, group, first, m, group.k0 + first * 8 + lane % 4 - (group.m0 + m));
   else

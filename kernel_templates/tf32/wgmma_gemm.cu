@@ -196,22 +196,6 @@ static_assert(!USE_SETMAXNREG || PRODUCER_REGS * 128 + CONSUMER_REGS * 128 * CON
 
 constexpr int ACC_REGS = BLOCK_N / 2;  // accumulator floats per thread for one m64 x BLOCK_N slice
 
-// The warpgroup row (0..63) of accumulator row g + 8 h of warp w's fragment (g = lane / 4; the
-// layout of common/wgmma.cuh) is fragment_row(w, g) + ROW_STEP h: where the thread's A
-// fragments are read from and its results stored. Normally 16 w + g + 8 h. ROWS_PERMUTED (A raw MN-major in registers, no triangle):
-// bits 0-1 of the row are g % 4, bit 2 h, bit 3 w % 2, bit 4 g / 4, bit 5 w / 2, so the eight
-// rows of one fragment load of the raw tile ([32 k][32 m] boxes, 128-byte swizzle: float (k, m)
-// in chunk (m % 32) / 4 ^ k % 8) lie in eight distinct 16-byte chunks and the 32 lanes on 32
-// banks, where rows 16 w + g + 8 h put two lanes on each bank. A permutation of A's rows is a
-// permutation of C's: store_tile writes each row where it was read from.
-// ROW_STEP: the rows of h = 1 are those of h = 0 plus ROW_STEP.
-constexpr bool ROWS_PERMUTED = A_IN_REGISTERS && A_MN_MAJOR && A_KEEP == 0 && A_SYM == 0;
-constexpr int ROW_STEP = ROWS_PERMUTED ? 4 : 8;
-__device__ __forceinline__ int fragment_row(int w, int g) {
-  if constexpr (ROWS_PERMUTED) return (g % 4) + 8 * (w % 2) + 16 * (g / 4) + 32 * (w / 2);
-  return 16 * w + g;
-}
-
 // ---- work and the ring ---------------------------------------------------------------
 #include "tf32/tile_schedule.cuh"
 
@@ -371,14 +355,14 @@ __device__ __forceinline__ bool fill_keeps(int row, int col) {
 __device__ __forceinline__ void store_tile(const float (&acc)[ACC_REGS], float* C, long long ldc,
                                            int M, int N, int row0, int n0, float alpha, float beta) {
   const int lane = threadIdx.x % 32;
-  const int row_first = row0 + fragment_row((threadIdx.x / 32) % 4, lane / 4);
+  const int row_first = row0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;
   const bool pairs = (ldc % 2 == 0) && (reinterpret_cast<unsigned long long>(C) % 8 == 0);
 #pragma unroll
   for (int j = 0; j < BLOCK_N / 8; ++j) {
     const int col = n0 + 8 * j + 2 * (lane % 4);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int row = row_first + ROW_STEP * h;
+      const int row = row_first + 8 * h;
       if (row >= M || col >= N) continue;
       if constexpr (TRANSPOSE_C) {
         float* c = C + (long long)col * ldc + row;
