@@ -39,7 +39,7 @@
 // A_SYM (A in registers, K-major, symmetric: A' = A'^T, only one triangle of its storage X
 // read): each 32-row sub-block of a stage's A tile is copied by TMA from the stored side, X(r, c)
 // as rows r, or where the sub-block lies on the other side from its mirror X(c, r) as rows c (a
-// [32 k][32 m] box); on the diagonal the one box holds both (tf32/a_fragments.cuh, sym_a_addr).
+// [32 k][32 m] box); on the diagonal the one box holds both (tf32/a_fragments.cuh, SymSide).
 // No pre-pass copies it dense.
 // SPLIT_K > 1 (huge K, or too few tiles to fill the SMs): the work list's items are pieces of
 // tiles along K; each piece's partial sum (alpha 1, beta 0 from the host) goes to its slot of
