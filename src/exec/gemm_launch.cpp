@@ -29,9 +29,15 @@ CompiledModule compile_reducer(const Compiler& compiler, const TemplateStore& te
 
 CUdeviceptr at(CUdeviceptr workspace, const WorkspaceRegion& r) { return workspace + r.offset; }
 
-void launch_on(const cuda::Function& kernel, const LaunchGeometry& g, CUstream stream, void** params) {
-  cuda::launch(kernel, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1}, static_cast<unsigned>(g.smem_bytes), stream,
-               params);
+// dependent: as a programmatic dependent of the kernel before it in the stream (cuda::launch_dependent).
+void launch_on(const cuda::Function& kernel, const LaunchGeometry& g, CUstream stream, void** params,
+               bool dependent = false) {
+  const cuda::Dim3 grid{g.grid_x, g.grid_y, g.grid_z}, block{g.block_x, 1, 1};
+  const auto smem = static_cast<unsigned>(g.smem_bytes);
+  if (dependent)
+    cuda::launch_dependent(kernel, grid, block, smem, stream, params);
+  else
+    cuda::launch(kernel, grid, block, smem, stream, params);
 }
 
 // A raw operand read by TMA in place: a 16-byte aligned base and row pitch.
@@ -297,18 +303,12 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const PlanKernels& kerne
     args.work_begin = args.work + sizeof(WorkItem) * plan.work.items.size();
   }
   auto params = args.pointers();
-  // (JITGEMM_DEPENDENT_LAUNCH=0: a plain launch, after which the kernel's griddepcontrol.wait
-  // returns at once; for A/B runs of the same build.)
-  if (dependent_launch_ && plan.main_dependent) {
-    // Right after the pre-pass (main_dependent implies one, and no memset between): its launch
-    // and prologue overlap the pre-pass's last CTAs; the kernel waits (griddepcontrol.wait)
-    // before reading the planes.
-    const LaunchGeometry& g = plan.main;
-    cuda::launch_dependent(*kernels.main, {g.grid_x, g.grid_y, g.grid_z}, {g.block_x, 1, 1},
-                           static_cast<unsigned>(g.smem_bytes), stream, params.data());
-  } else {
-    launch_on(*kernels.main, plan.main, stream, params.data());
-  }
+  // main_dependent: right after the pre-pass (main_dependent implies one, and no memset
+  // between), its launch and prologue overlap the pre-pass's last CTAs; the kernel waits
+  // (griddepcontrol.wait) before reading the planes. (JITGEMM_DEPENDENT_LAUNCH=0: a plain
+  // launch, after which the kernel's griddepcontrol.wait returns at once; for A/B runs of the
+  // same build.)
+  launch_on(*kernels.main, plan.main, stream, params.data(), dependent_launch_ && plan.main_dependent);
   if (pieces)
     run_reduce({partials, config.split_k, static_cast<int>(p.m), static_cast<int>(p.n), plan.split_k_ld, c,
                 p.effective_ldc(), p.alpha, p.beta, triangle_code(fill_triangle(p.fill))},
