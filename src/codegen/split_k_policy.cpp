@@ -68,15 +68,14 @@ KernelConfig with_default_split_k(KernelConfig tile, const ProblemKey& key) {
 std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile) {
   const int d = power_of_two_split(key, tile);
   std::vector<int> splits;
-  // Where the default splits 8 or more ways, 2 and 4 too: mid-size products (1537^3 on an
-  // H200) may meet the contract with a short split, which writes and adds a fraction of the
-  // default's partial products (the default's half, 8, won there at 0.243 ms vs cuBLAS 0.205).
+  // Half, equal to and twice the rule's power of two; where that splits 8 or more ways, 2 and 4
+  // too: mid-size products (1537^3 on an H200) may meet the contract with a short split, which
+  // writes and adds a fraction of the default's partial products (the default's half, 8, won
+  // there at 0.243 ms vs cuBLAS 0.205).
   std::vector<int> wanted = {d / 2, d, 2 * d};
   if (d >= 8) wanted.insert(wanted.begin(), {2, 4});
-  // And beside each of half, equal and twice the default, the splits that fill the whole waves
-  // of CTAs nearest below and above it, where that is a few waves: a last wave partly empty
-  // idles a share of the SMs (largeK fp32, 4 tiles x 128 slices: 512 CTAs, 3.9 per SM of an
-  // H200, where 132 slices give 4).
+  // And beside each of those three, the splits that fill the whole waves of CTAs nearest below
+  // and above it, where that is a few waves: a last wave partly empty idles a share of the SMs.
   for (int b : {d / 2, d, 2 * d})
     if (b >= 2)
       for (int64_t s : wave_filling_splits(output_tiles(key, tile), b))
