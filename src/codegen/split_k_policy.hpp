@@ -7,7 +7,9 @@
 // and 128 otherwise, at most 256 slices, halved while the partial products would exceed 2^27
 // floats (512 MiB) or a slice would hold less than one block_k. Measured on an H200 (fp32
 // GPU tests): without it, outputs up to ~1500 x 4096 with K >= 1000 missed the contract of
-// 2 x cuBLAS's error, and 1 x 7 x 127 missed 4u with one 127-long FP32 sum.
+// 2 x cuBLAS's error, and 1 x 7 x 127 missed 4u with one 127-long FP32 sum. Then, where that
+// split launches from 1 to 8 waves of kLargestHopperSms CTAs, the split that fills the whole
+// wave above it (below it where that does not fit), so that every SM gets as many slices.
 #pragma once
 
 #include <cstdint>
@@ -37,9 +39,9 @@ int default_split_k(const ProblemKey& key, const KernelConfig& tile);
 // record of these families gets its split.
 KernelConfig with_default_split_k(KernelConfig tile, const ProblemKey& key);
 // The split-K variants the candidate spaces add for each tile: half, equal to and twice the
-// default, 2 and 4 where the default is 8 or more, and beside each of the first three that
-// makes at most 8 waves of kLargestHopperSms CTAs with the tiles, the splits that fill the
-// whole waves just below and above it; ascending, within the same limits (none when the
+// rule's power of two, 2 and 4 where that is 8 or more, and beside each of the first three
+// that makes at most 8 waves of kLargestHopperSms CTAs with the tiles, the splits that fill
+// the whole waves just below and above it; ascending, within the same limits (none when the
 // default is 1 and K is short).
 std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile);
 // Appends `tile` (as it is) and then `tile` with each of split_k_choices(key, tile).

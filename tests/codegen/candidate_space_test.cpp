@@ -228,12 +228,27 @@ TEST(SplitK, ChoicesAddShortSplitsWhereTheDefaultSplitsEightOrMoreWays) {
   EXPECT_EQ(split_k_choices(key_of(1024, 1024, 512), tile), (std::vector<int>{2, 3, 4, 7, 8}));
   // ... and a short K none.
   EXPECT_TRUE(split_k_choices(key_of(64, 64, 16), tile).empty());
-  // largeK on 64 x 256 tiles (4 tiles; the default, 256 slices, is 7.8 waves): the record's 128
-  // slices are 512 CTAs, 3.9 per SM; 99 and 132 slices fill 3 and 4 whole waves.
+  // largeK on 64 x 256 tiles (4 tiles; the rule's power of two, 256 slices, is 7.8 waves): the
+  // record's 128 slices are 512 CTAs, 3.9 per SM; 99 and 132 slices fill 3 and 4 whole waves.
   const ProblemKey large_k = key_of(256, 256, 524288);
   tile.block_m = 64, tile.block_n = 256;
-  EXPECT_EQ(default_split_k(large_k, tile), 256);
   EXPECT_EQ(split_k_choices(large_k, tile), (std::vector<int>{2, 4, 99, 128, 132, 231, 256}));
+}
+
+TEST(SplitK, TheDefaultFillsWholeWaves) {
+  KernelConfig tile = default_config(key_of(256, 256, 2048));
+  tile.block_m = 64, tile.block_n = 256;  // 4 output tiles of 256 x 256
+  // 2048 / 32 = 64 slices are 256 CTAs, 1.9 waves of 132: up to 2 waves, 66 slices.
+  EXPECT_EQ(default_split_k(key_of(256, 256, 2048), tile), 66);
+  // largeK: 256 slices (7.8 waves); 8 waves would be 264 > 256 slices, so down to 7 waves.
+  EXPECT_EQ(default_split_k(key_of(256, 256, 524288), tile), 231);
+  // 1 x 7 x 127 on a 64 x 64 tile: 4 slices are less than a wave and stay.
+  tile.block_m = tile.block_n = 64;
+  EXPECT_EQ(default_split_k(key_of(1, 7, 127), tile), 4);
+  // More than 8 waves stay a power of two (4096^2 outputs on 256 tiles of 256 x 256, 8 slices,
+  // the 512 MiB cap: 2048 CTAs).
+  tile.block_m = tile.block_n = 256;
+  EXPECT_EQ(default_split_k(key_of(4096, 4096, 4096), tile), 8);
 }
 
 TEST(SplitK, SlicesAreALaunchParameterNotACompiledOne) {

@@ -52,8 +52,10 @@ TEST(WgmmaCandidates, EveryCandidateIsStaticallyValidAndOfTheFamily) {
       if (c.split_k > 1) {
         EXPECT_EQ(c.wgmma().schedule, TileSchedule::DataParallel) << c.name();
         EXPECT_EQ(c.wgmma().cluster, 1) << c.name();
+        // The default, twice it, or half of it where a piece stays within twice the piece length.
         const int d = wgmma_default_split_k(key, c);
-        EXPECT_TRUE(c.split_k == d || c.split_k == 2 * d) << c.name() << " default " << d;
+        const bool short_half = c.split_k == d / 2 && (key.k + c.split_k - 1) / c.split_k <= 2 * wgmma_piece_k(c);
+        EXPECT_TRUE(c.split_k == d || c.split_k == 2 * d || short_half) << c.name() << " default " << d;
       }
       EXPECT_EQ(c.block_m, 64 * c.wgmma().consumers) << c.name();
       EXPECT_LE(shared_memory_bytes(c), 227u * 1024) << c.name();
@@ -116,6 +118,19 @@ TEST(WgmmaSplitK, PiecesFollowTheContractTheWaveAndTheWorkspace) {
   // Short K, few tiles: no piece under 512.
   EXPECT_EQ(wgmma_default_split_k(key_of(Precision::TF32x3, 128, 128, 1024), one_level), 2);
   EXPECT_EQ(wgmma_default_split_k(key_of(Precision::TF32x3, 128, 128, 256), one_level), 1);
+  // The candidates add half the default where a piece stays within twice the piece length:
+  // largeK tf32 on 128 x 256 tiles, 2 tiles x 66 pieces of 7944 (one wave, half the partial
+  // products), beside the default's 132 (twice it, 264, is over 256); not 33 (15888 > 8192).
+  const ProblemKey large_k = key_of(Precision::TF32, 256, 256, 524288);
+  KernelConfig rounded = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_rb");
+  EXPECT_EQ(wgmma_default_split_k(large_k, rounded), 132);
+  const auto space = candidate_space(large_k);
+  for (int pieces : {66, 132}) {
+    rounded.split_k = pieces;
+    EXPECT_EQ(std::count(space.begin(), space.end(), rounded), 1) << rounded.name();
+  }
+  rounded.split_k = 33;
+  EXPECT_EQ(std::count(space.begin(), space.end(), rounded), 0);
 }
 
 TEST(WgmmaRoundB, NamesValiditySharedMemoryRenderingAndCandidates) {
