@@ -35,7 +35,7 @@ std::optional<KernelConfig> SplitKFamilyRules::adapt(const KernelConfig& tuned, 
 
 LaunchGeometry SplitKFamilyRules::geometry(const KernelConfig& c, int64_t m, int64_t n, int64_t, int) const {
   LaunchGeometry g;
-  g.grid_x = static_cast<unsigned>(((m + c.block_m - 1) / c.block_m) * ((n + c.block_n - 1) / c.block_n));
+  g.grid_x = static_cast<unsigned>(c.output_tiles(m, n));
   g.grid_y = static_cast<unsigned>(c.split_k);  // K slices (split_k_reduce.cu adds them)
   g.block_x = static_cast<unsigned>(threads(c));
   g.smem_bytes = shared_memory_bytes(c);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -114,6 +115,10 @@ struct KernelConfig {
 
   // Threads per CTA (the family's rule).
   int threads() const;
+  // CTA tiles of an m x n output (ceil(m / block_m) x ceil(n / block_n)).
+  int64_t output_tiles(int64_t m, int64_t n) const {
+    return ((m + block_m - 1) / block_m) * ((n + block_n - 1) / block_n);
+  }
   // Unique per config, usable in file names; the family writes everything after the tile:
   //   simt:   "simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8"
   //   wgmma:  "wgmma_tf32x3_128x128x32_c2_s3_a32_b2_m0_g8" (c consumers, s stages, a

@@ -56,7 +56,7 @@ LaunchGeometry launch_geometry(const KernelConfig& c, int64_t m, int64_t n, int6
     if (value < 1 || value > INT_MAX)
       throw InvalidArgument(fmt::format("launch_geometry({}): {}={} is outside 1..{} (the kernel takes int sizes)",
                                         c.name(), name, value, INT_MAX));
-  const int64_t tiles = ((m + c.block_m - 1) / c.block_m) * ((n + c.block_n - 1) / c.block_n);
+  const int64_t tiles = c.output_tiles(m, n);
   if (tiles > INT_MAX)
     throw InvalidArgument(fmt::format("launch_geometry({}): {}x{} needs {} CTAs, more than a 1-D grid holds ({})",
                                       c.name(), m, n, tiles, INT_MAX));

@@ -218,7 +218,7 @@ KernelConfig mma_default_config(const ProblemKey& key) {
   const bool x3 = f == Precision::TF32x3;
   // tf32x3 holds a block accumulator next to the sum: 32x32 warp tiles, 128 x 64 CTA tiles.
   const KernelConfig large = x3 ? mma(f, 128, 64, 32, 4, 2, 3, 32) : mma(f, 128, 128, 32, 2, 4, 3, 0);
-  const int64_t large_tiles = ((key.m + large.block_m - 1) / large.block_m) * ((key.n + large.block_n - 1) / large.block_n);
+  const int64_t large_tiles = large.output_tiles(key.m, key.n);
   const KernelConfig tile = key.m >= 128 && key.n >= 128 && large_tiles >= kDefaultMinCtas
                                 ? large
                                 : mma(f, 64, 64, 32, 2, 2, 3, x3 ? 32 : 0);

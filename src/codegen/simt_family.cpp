@@ -229,9 +229,7 @@ std::vector<KernelConfig> simt_candidate_space(const ProblemKey& key, const Stat
 // this template) that took largeK from 64x64 k256 (1.90 ms) to 64x256 k256 (1.44-1.47 ms) and
 // 1000^3 from 0.074 to 0.066 ms, and left 1537^3 and 512^3 as they were.
 KernelConfig simt_default_config(const ProblemKey& key) {
-  const auto tiles = [&](const KernelConfig& c) {
-    return ((key.m + c.block_m - 1) / c.block_m) * ((key.n + c.block_n - 1) / c.block_n);
-  };
+  const auto tiles = [&](const KernelConfig& c) { return c.output_tiles(key.m, key.n); };
   const auto covers = [&](const KernelConfig& c) { return key.m >= c.block_m && key.n >= c.block_n; };
   const KernelSpecialization view = simt_view(specialization_of(key));  // the layout the kernel reads
   const bool b_transposed = view.trans_b == Op::T;

@@ -22,10 +22,6 @@ bool split_fits(const ProblemKey& key, const KernelConfig& tile, int64_t split) 
   return split_workspace_fits(key, split) && (key.k + split - 1) / split >= tile.block_k;
 }
 
-int64_t output_tiles(const ProblemKey& key, const KernelConfig& tile) {
-  return ((key.m + tile.block_m - 1) / tile.block_m) * ((key.n + tile.block_n - 1) / tile.block_n);
-}
-
 // The splits nearest below and above `split` whose CTAs (with `tiles` output tiles) fill whole
 // waves of kLargestHopperSms, where `split` makes from 1 to kWaveFillingMaxWaves waves: every
 // SM then gets as many slices (largeK fp32, 64 x 256 tiles on an H200: 128 slices are 3.9
@@ -54,7 +50,7 @@ int default_split_k(const ProblemKey& key, const KernelConfig& tile) {
   // one below it (a slice runs a little longer: the contract's margin allows it, the largeK
   // fp32 error went from 7.9e-8 at 128 slices to 1.2e-7 at 99, cuBLAS 1.8e-7).
   if (split < 2) return split;
-  const std::vector<int64_t> fill = wave_filling_splits(output_tiles(key, tile), split);
+  const std::vector<int64_t> fill = wave_filling_splits(tile.output_tiles(key.m, key.n), split);
   for (auto it = fill.rbegin(); it != fill.rend(); ++it)
     if (*it >= 2 && *it <= kMaxSplitK && split_fits(key, tile, *it)) return static_cast<int>(*it);
   return split;
@@ -78,7 +74,7 @@ std::vector<int> split_k_choices(const ProblemKey& key, const KernelConfig& tile
   // and above it, where that is a few waves: a last wave partly empty idles a share of the SMs.
   for (int b : {d / 2, d, 2 * d})
     if (b >= 2)
-      for (int64_t s : wave_filling_splits(output_tiles(key, tile), b))
+      for (int64_t s : wave_filling_splits(tile.output_tiles(key.m, key.n), b))
         if (s >= 2 && s <= kMaxSplitK) wanted.push_back(static_cast<int>(s));
   std::sort(wanted.begin(), wanted.end());
   for (int s : wanted)

@@ -564,8 +564,7 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
   // wave of the largest Hopper parts (132 SMs) partly empty.
   const size_t scheduled = out.size();
   for (size_t i = 0; i < scheduled; ++i) {
-    const int64_t tiles = ((key.m + out[i].block_m - 1) / out[i].block_m) * ((key.n + out[i].block_n - 1) / out[i].block_n);
-    if (tiles % kStreamKWave != 0 && out[i].wgmma().cluster == 1) add(streaming(out[i]));
+    if (out[i].output_tiles(key.m, key.n) % kStreamKWave != 0 && out[i].wgmma().cluster == 1) add(streaming(out[i]));
   }
   // K pieces, where a candidate's tiles need them (huge K, or too few tiles for half a wave):
   // its default split and twice that, and half of it where a piece then stays within twice
@@ -695,7 +694,7 @@ int wgmma_default_split_k(const ProblemKey& key, const KernelConfig& tile) {
   auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
   const bool swap = tile.wgmma().swap_ab;
   const int64_t rows = swap ? key.n : key.m, cols = swap ? key.m : key.n;
-  const int64_t tiles = std::max<int64_t>(1, ceil_div(rows, tile.block_m) * ceil_div(cols, tile.block_n));
+  const int64_t tiles = std::max<int64_t>(1, tile.output_tiles(rows, cols));
   const int64_t fill = tiles * 2 > kStreamKWave ? 1 : kStreamKWave / tiles;  // pieces per tile for one wave
   const int64_t accurate = std::max<int64_t>(1, ceil_div(key.k, wgmma_piece_k(tile)));
   const int64_t worth = std::max<int64_t>(1, key.k / kWgmmaMinPieceK);
@@ -754,7 +753,7 @@ KernelConfig wgmma_default_config(const ProblemKey& key) {
   const KernelConfig tile = f == Precision::TF32 ? (key.n > 128 ? wgmma(f, 256, 32, 4, 0) : wgmma(f, 128, 32, 6, 0))
                                                  : wgmma(f, key.n <= 96 ? 96 : 128, 32, 3, 32, 1);
   // Huge K, or too few tiles to fill half a wave: K pieces.
-  const int64_t tiles = ((key.m + tile.block_m - 1) / tile.block_m) * ((key.n + tile.block_n - 1) / tile.block_n);
+  const int64_t tiles = tile.output_tiles(key.m, key.n);
   if (key.k > 2 * kWgmmaLongK || (tiles * 2 <= kStreamKWave && wgmma_default_split_k(key, tile) > 1)) {
     const KernelConfig split = split_default(key, tile);
     if (split.split_k > 1 && (key.k + split.split_k - 1) / split.split_k <= wgmma_piece_k(split)) return split;
