@@ -497,7 +497,7 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
     for (int s = 0; s < STAGES; ++s) {
       mbarrier_init(ring_smem.full(s), 1);               // the producer's expect_tx arrival
       mbarrier_init(ring_smem.empty(s), 4 * CONSUMERS * CLUSTER);  // per consumer warp of the cluster
-      if constexpr (TRANSFORM_B) mbarrier_init(ring_smem.ready(s), READY_ARRIVALS);  // the transform warps' vote
+      if constexpr (TRANSFORM_B) mbarrier_init(ring_smem.ready(s), READY_ARRIVALS);  // vote; SHARED_ROUND: each rounding warp
     }
     mbarrier_fence_init();
     for (int p = 0; p < PLANES; ++p) tma_prefetch_map(maps.a[p]), tma_prefetch_map(maps.b[p]);
