@@ -25,6 +25,27 @@ __device__ __forceinline__ unsigned raw_a_addr(unsigned tile, int m, int k) {
   return tile + (sub * rows_per_box + row) * 128 + chunk * 16 + (col % 4) * 4;
 }
 
+// A_SYM: where a 32-row sub-block of a stage's raw tile came from (the producer's choice, a
+// warp-uniform one here: a warp's 16 rows lie in one sub-block, its FRAG_STEPS k8 steps in one
+// stage of BLOCK_K = 32): the stored side, X(r, c) as rows r (the layout above); the mirror,
+// X(c, r) as rows c, [32 k][32 m] swizzled alike; or the diagonal, whose one box holds both.
+enum SymSide { kSymStored, kSymMirrored, kSymDiagonal };
+
+// Shared address of A'(m, k) in a mirrored sub-block: row k of its [32 k][32 m] box.
+__device__ __forceinline__ unsigned mirror_a_addr(unsigned tile, int m, int k) {
+  const int i = m % 32;
+  return tile + (m / 32) * 32 * 128 + k * 128 + (((i / 4) ^ (k % 8)) * 16) + (i % 4) * 4;
+}
+
+// On the diagonal sub-block (r0 = k0): A'(m, k) of the stage at K k0 (tile rows from m0) at
+// its stored position, or where it lies on the other side, at the transposed position of the
+// same box. One select of the address, no branch.
+__device__ __forceinline__ unsigned diagonal_a_addr(unsigned tile, int m, int k, int m0, int k0) {
+  const int r = m0 + m, c = k0 + k;
+  const bool mirrored = A_SYM == 1 ? c > r : c < r;
+  return mirrored ? mirror_a_addr(tile, m, k) : raw_a_addr(tile, m, k);
+}
+
 // A fragments of FRAG_STEPS k8 steps: big (tf32: the rounded value) and, for tf32x3, small.
 constexpr int FRAG_STEPS = TF32X3 ? ACC_STEPS : K_STEPS;
 struct AFragments {
@@ -41,11 +62,19 @@ __device__ __forceinline__ Tf32Pair split_a(float x) {
   return {A_ROUND ? tf32_round_for_mma(x) : tf32_truncate(x), 0.0f};
 }
 
+// Fragment r of k8 step i of f from the raw value x: rounded or split, and counted in the vote.
+__device__ __forceinline__ void put_fragment(AFragments& f, int i, int r, float x) {
+  const Tf32Pair p = split_a(x);
+  f.big[i][r] = p.big;
+  if constexpr (TF32X3) f.small[i][r] = p.small;
+  f.nonfinite |= !isfinite(x);
+}
+
 // Reads k8 steps first .. first + FRAG_STEPS - 1 of `group` (step g in stage g / K_STEPS) for
 // the thread's rows m and m + 8 into f. MASKED: a triangular A' (A_KEEP) is masked as it is read
 // (tf32/operand_triangle.cuh); d0 is k - row of the thread's first value (row m, K group.k0 +
-// 8 first + lane % 4), the others differ from it by constants.
-template <bool MASKED>
+// 8 first + lane % 4), the others differ from it by constants. SIDE: A_SYM's sub-block.
+template <bool MASKED, SymSide SIDE = kSymStored>
 __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup& group, int first, int m, int d0) {
   const int lane = threadIdx.x % 32;
   f.nonfinite = false;
@@ -64,12 +93,7 @@ __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
 #pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const Tf32Pair p = split_a(x[h][r]);
-          f.big[i + h][r] = p.big;
-          if constexpr (TF32X3) f.small[i + h][r] = p.small;
-          f.nonfinite |= !isfinite(x[h][r]);
-        }
+        for (int r = 0; r < 4; ++r) put_fragment(f, i + h, r, x[h][r]);
       }
     }
     return;
@@ -81,12 +105,13 @@ __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup
     const int k = (g % K_STEPS) * 8 + lane % 4;     // columns k and k + 4
 #pragma unroll
     for (int r = 0; r < 4; ++r) {
-      float x = lds_f32(raw_a_addr(tile, m + 8 * (r % 2), k + 4 * (r / 2)));
+      const int mr = m + 8 * (r % 2), kr = k + 4 * (r / 2);
+      const int k0 = group.k0 + (g / K_STEPS) * BLOCK_K;  // the stage's K
+      float x = lds_f32(SIDE == kSymDiagonal   ? diagonal_a_addr(tile, mr, kr, group.m0, k0)
+                        : SIDE == kSymMirrored ? mirror_a_addr(tile, mr, kr)
+                                               : raw_a_addr(tile, mr, kr));
       if constexpr (MASKED) x = triangle_value<A_KEEP, A_UNIT>(x, d0 + 8 * i + 4 * (r / 2) - 8 * (r % 2));
-      const Tf32Pair p = split_a(x);
-      f.big[i][r] = p.big;
-      if constexpr (TF32X3) f.small[i][r] = p.small;
-      f.nonfinite |= !isfinite(x);
+      put_fragment(f, i, r, x);
     }
   }
 }
@@ -98,7 +123,16 @@ __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup
 __device__ __forceinline__ void load_a_fragments(AFragments& f, const StageGroup& group, int first, int wg_row0) {
   const int lane = threadIdx.x % 32;
   const int m = wg_row0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;  // rows m and m + 8
-  if (A_KEEP != 0 && !triangle_inside<A_KEEP, 64, FRAG_STEPS * 8>(group.m0 + wg_row0, group.k0 + first * 8))
+  if constexpr (A_SYM != 0) {
+    // The warp's sub-block starts at row r0, its stage at K k0 (both multiples of 32).
+    const int r0 = group.m0 + m / 32 * 32, k0 = group.k0 + first / K_STEPS * BLOCK_K;
+    if (k0 == r0)
+      read_a_fragments<false, kSymDiagonal>(f, group, first, m, 0);
+    else if (A_SYM == 1 ? k0 > r0 : k0 < r0)
+      read_a_fragments<false, kSymMirrored>(f, group, first, m, 0);
+    else
+      read_a_fragments<false, kSymStored>(f, group, first, m, 0);
+  } else if (A_KEEP != 0 && !triangle_inside<A_KEEP, 64, FRAG_STEPS * 8>(group.m0 + wg_row0, group.k0 + first * 8))
     read_a_fragments<A_KEEP != 0>(f, group, first, m, group.k0 + first * 8 + lane % 4 - (group.m0 + m));
   else
     read_a_fragments<false>(f, group, first, m, 0);

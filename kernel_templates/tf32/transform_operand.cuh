@@ -85,8 +85,8 @@ __device__ __forceinline__ bool stage_masked(int n0, int k0) {
   return B_KEEP != 0 && !triangle_inside<B_KEEP, BLOCK_N, BLOCK_K>(n0, k0);
 }
 
-// Writes piece x (x[i][j] = B(n + j, k + i); K_PERMUTED: B(n + j, k + 8 i)) as four rows n + j of the stage's B planes: rounded
-// (tf32) or split (tf32x3). EXACT: inf and NaN handled (tf32x3: tf32_split, for pieces that hold
+// Writes piece x (x[i][j] = B(n + j, k + i); K_PERMUTED: B(n + j, k + 8 i)) as four rows n + j
+// of the stage's B planes: rounded (tf32) or split (tf32x3). EXACT: inf and NaN handled (tf32x3: tf32_split, for pieces that hold
 // them; tf32: tf32_round_for_mma, which every tf32 piece takes); otherwise (tf32x3 only) the
 // integer split of finite values.
 template <bool EXACT>

@@ -36,6 +36,11 @@
 // the kernel's A'(m, k) or B'(n, k) is taken as zero outside its triangle (1: k <= row kept,
 // 2: k >= row kept) and, with A_UNIT / B_UNIT, as one on the diagonal, whatever memory holds
 // there (tf32/operand_triangle.cuh). The pre-pass masks plane-fed operands itself.
+// A_SYM (A in registers, K-major, symmetric: A' = A'^T, only one triangle of its storage X
+// read): each 32-row sub-block of a stage's A tile is copied by TMA from the stored side, X(r, c)
+// as rows r, or where the sub-block lies on the other side from its mirror X(c, r) as rows c (a
+// [32 k][32 m] box); on the diagonal the one box holds both (tf32/a_fragments.cuh, SymSide).
+// No pre-pass copies it dense.
 // SPLIT_K > 1 (huge K, or too few tiles to fill the SMs): the work list's items are pieces of
 // tiles along K; each piece's partial sum (alpha 1, beta 0 from the host) goes to its slot of
 // the split-K workspace, C + slot * (rows of C) * ldc, and fp32/split_k_reduce.cu adds the
@@ -79,6 +84,7 @@ constexpr int STREAM_K = 0;        // 1: the tiles of the last wave are shared o
 constexpr int CLUSTER = 1;         // 2: CTA pairs on tiles side by side along N, each loading half of A for both
 constexpr int FILL = 0, WORK_LIST = 0;  // structure (see above)
 constexpr int A_KEEP = 0, A_UNIT = 0, B_KEEP = 0, B_UNIT = 0;  // raw triangular operands (see above)
+constexpr int A_SYM = 0;           // RS: A' symmetric, read from its stored triangle (1 lower, 2 upper; see above)
 constexpr int SPLIT_K = 1;         // > 1: K pieces of a work list, partial sums to slots (see above)
 constexpr int PDL = 0;             // 1: launched as a programmatic dependent of the pre-pass (see the kernel)
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;     // setmaxnreg budgets (CONSUMERS > 1)
@@ -124,7 +130,7 @@ constexpr int TF32_BLOCK_STAGES = (!TF32X3 && ACC_BLOCK_K > 0) ? ACC_BLOCK_K / B
 // load per row and two k8 steps instead of four 4-byte ones (tf32/a_fragments.cuh). The
 // transform warps write B's planes in the same order at no cost: chunk c of a plane row holds
 // K values c, c + 8, c + 16, c + 24 (tf32/transform_operand.cuh).
-constexpr bool K_PERMUTED = A_IN_REGISTERS && !A_MN_MAJOR && TRANSFORM_B && !B_K_MAJOR && A_KEEP == 0 &&
+constexpr bool K_PERMUTED = A_IN_REGISTERS && !A_MN_MAJOR && TRANSFORM_B && !B_K_MAJOR && A_KEEP == 0 && A_SYM == 0 &&
                             B_KEEP == 0 && (TF32X3 ? ACC_STEPS : K_STEPS) % 2 == 0;
 constexpr bool USE_SETMAXNREG = CONSUMERS > 1;
 
@@ -172,6 +178,10 @@ static_assert(A_KEEP >= 0 && A_KEEP <= 2 && B_KEEP >= 0 && B_KEEP <= 2 && (A_UNI
 static_assert((A_KEEP == 0 || A_IN_REGISTERS) && (B_KEEP == 0 || TRANSFORM_B) && (A_UNIT == 0 || A_KEEP != 0) &&
                   (B_UNIT == 0 || B_KEEP != 0),
               "the kernel masks only a triangular operand it reads raw (A in registers, B transformed or rounded)");
+static_assert(A_SYM >= 0 && A_SYM <= 2 &&
+                  (A_SYM == 0 || (A_IN_REGISTERS && !A_MN_MAJOR && A_KEEP == 0 && BLOCK_K == 32 && CLUSTER == 1)),
+              "A_SYM is 0, 1 (lower stored) or 2 (upper stored), for a K-major A in registers, 32 K per stage, "
+              "no CTA pair");
 static_assert(SPLIT_K >= 1 && (SPLIT_K == 1 || (WORK_LIST == 1 && FILL == 0)),
               "K pieces come from a work list, and their partial sums are stored whole (the reduction fills)");
 static_assert(RASTER_GROUP >= 1, "RASTER_GROUP counts tile rows per launch group");
@@ -277,6 +287,15 @@ __device__ __forceinline__ void load_stage(const OperandMaps& maps, unsigned sta
       for (int i = 0; i < BOXES; ++i) {
         const int sub = half * BOXES + i;
         load_a(a_tile(stage, p) + sub * BLOCK_K * 128, maps.a[p], bar, tile.m0 + sub * 32, k0);
+      }
+    } else if (A_SYM != 0) {
+      // 32-row sub-blocks from the stored side: X(r0.., k0..) at (k0, r0), else the mirror
+      // X(k0.., r0..) at (r0, k0), [32 k][32 m] (BLOCK_K = 32, one box of K).
+#pragma unroll
+      for (int j = 0; j < BLOCK_M / 32; ++j) {
+        const int r0 = tile.m0 + 32 * j;
+        const bool mirrored = A_SYM == 1 ? k0 > r0 : k0 < r0;
+        load_a(a_tile(stage, p) + j * 32 * SWIZZLE_BYTES, maps.a[p], bar, mirrored ? r0 : k0, mirrored ? k0 : r0);
       }
     } else {
       constexpr int ROWS = BLOCK_M / CLUSTER;  // rows per box
@@ -478,7 +497,7 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
     for (int s = 0; s < STAGES; ++s) {
       mbarrier_init(ring_smem.full(s), 1);               // the producer's expect_tx arrival
       mbarrier_init(ring_smem.empty(s), 4 * CONSUMERS * CLUSTER);  // per consumer warp of the cluster
-      if constexpr (TRANSFORM_B) mbarrier_init(ring_smem.ready(s), READY_ARRIVALS);  // the transform warps' vote
+      if constexpr (TRANSFORM_B) mbarrier_init(ring_smem.ready(s), READY_ARRIVALS);  // vote; SHARED_ROUND: each rounding warp
     }
     mbarrier_fence_init();
     for (int p = 0; p < PLANES; ++p) tma_prefetch_map(maps.a[p]), tma_prefetch_map(maps.b[p]);

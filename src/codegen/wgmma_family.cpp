@@ -277,16 +277,18 @@ class WgmmaRules final : public KernelFamilyRules {
     const WgmmaParams& w = c.wgmma();
     const KernelSpecialization s = split_specialization(c, key_spec);
     std::string name = "jitgemm_" + c.name();
-    if (w.a_in_registers()) name += raw_operand_mn_major(c, s.trans_a, s.trans_b) ? "_mn" : "_k";
+    const WgmmaOperandMasks masks = wgmma_operand_masks(c, s);
+    if (w.a_in_registers()) name += masks.a_sym == 0 && raw_operand_mn_major(c, s.trans_a, s.trans_b) ? "_mn" : "_k";
     if (w.b == WgmmaB::Converted)
       name += fmt::format("_b{}{}", converted_operand_transposed(c, s.trans_a, s.trans_b) ? "t" : "k",
                           w.swap_ab ? s.vec_a : s.vec_b);
     if (s.fill != Triangle::None) name += (w.swap_ab ? transposed(s.fill) : s.fill) == Triangle::Lower ? "_fl" : "_fu";
     if (s.work_list) name += "_wl";
     // Masked raw operands: "_ta" / "_tb", then l (k <= row kept) or u (k >= row), 1 for a unit diagonal.
-    const WgmmaOperandMasks masks = wgmma_operand_masks(c, s);
     for (auto [operand, keep, unit] : {std::tuple{"_ta", masks.a_keep, masks.a_unit}, std::tuple{"_tb", masks.b_keep, masks.b_unit}})
       if (keep != 0) name += fmt::format("{}{}{}", operand, keep == 1 ? "l" : "u", unit ? "1" : "");
+    // A symmetric A' read from its stored triangle: "_sa" + l or u (the triangle stored).
+    if (masks.a_sym != 0) name += masks.a_sym == 1 ? "_sal" : "_sau";
     return name;
   }
   std::string prologue(const KernelConfig& c, const KernelSpecialization& s,
@@ -373,6 +375,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_s
       "constexpr int STREAM_K = {stream_k}, CLUSTER = {cluster};\n{cluster_attribute}"
       "{structure}"
       "constexpr int A_KEEP = {a_keep}, A_UNIT = {a_unit}, B_KEEP = {b_keep}, B_UNIT = {b_unit};\n"
+      "constexpr int A_SYM = {a_sym};\n"
       "constexpr int SPLIT_K = {split}, PDL = {pdl};\n"
       "constexpr int PRODUCER_REGS = {producer}, CONSUMER_REGS = {consumer};\n"
       "constexpr int SMEM_BYTES = {smem};\n",
@@ -381,7 +384,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_s
       fmt::arg("consumers", w.consumers), fmt::arg("acc", w.acc_block_k), fmt::arg("buffers", w.acc_buffers),
       fmt::arg("sum", w.sum_blocks), fmt::arg("group", c.raster_group), fmt::arg("rs", w.a_in_registers() ? 1 : 0),
       fmt::arg("round", w.a == WgmmaA::RegistersTruncated ? 0 : 1),
-      fmt::arg("mn_major", w.a_in_registers() && raw_operand_mn_major(c, s.trans_a, s.trans_b) ? 1 : 0),
+      fmt::arg("mn_major", w.a_in_registers() && masks.a_sym == 0 && raw_operand_mn_major(c, s.trans_a, s.trans_b) ? 1 : 0),
       fmt::arg("swap", w.swap_ab ? 1 : 0), fmt::arg("convert", convert ? 1 : 0),
       fmt::arg("convert_t", convert && converted_operand_transposed(c, s.trans_a, s.trans_b) ? 1 : 0),
       fmt::arg("convert_vec", !convert ? 4 : w.swap_ab ? s.vec_a : s.vec_b),
@@ -391,6 +394,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_s
                w.cluster > 1 ? fmt::format("#define CLUSTER_ATTRIBUTE __cluster_dims__({}, 1, 1)\n", w.cluster) : ""),
       fmt::arg("structure", structure_constants(s, w.swap_ab)), fmt::arg("a_keep", masks.a_keep),
       fmt::arg("a_unit", masks.a_unit ? 1 : 0), fmt::arg("b_keep", masks.b_keep), fmt::arg("b_unit", masks.b_unit ? 1 : 0),
+      fmt::arg("a_sym", masks.a_sym),
       fmt::arg("split", c.split_k), fmt::arg("pdl", wgmma_dependent_launch(c, s) ? 1 : 0),
       fmt::arg("producer", wgmma_register_budget(c).producer), fmt::arg("consumer", wgmma_register_budget(c).consumer),
       fmt::arg("smem", wgmma_shared_memory_bytes(c)));
@@ -417,6 +421,9 @@ WgmmaOperandMasks wgmma_operand_masks(const KernelConfig& c, const KernelSpecial
   if (w.a_in_registers()) {
     m.a_keep = w.swap_ab ? op_b_keep : op_a_keep;
     m.a_unit = w.swap_ab ? b_unit : a_unit;
+    // A symmetric operand is its own transpose: A' is its storage read as rows, whichever op.
+    const Triangle sym = w.swap_ab ? s.b_symmetric : s.a_symmetric;
+    if (sym != Triangle::None && c.block_k == 32 && w.cluster == 1) m.a_sym = triangle_code(sym);
   }
   if (w.b_read_raw()) {
     m.b_keep = w.swap_ab ? op_a_keep : op_b_keep;

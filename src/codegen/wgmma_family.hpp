@@ -42,10 +42,13 @@ inline bool transformed_operand_mn_major(const KernelConfig& c, Op trans_a, Op t
 // B_UNIT of tf32/wgmma_gemm.cu; tf32/operand_triangle.cuh): the kernel's A' when it is in
 // registers, its B' when transformed or rounded in shared memory. keep: 0 none, 1 the
 // elements k <= row of A'(m, k) or B'(n, k), 2 those with k >= row. A raw operand the kernel
-// does not mask (symmetric, or B converted) is copied dense first (exec/launch_plan.hpp).
+// does not mask (B converted, or symmetric unless a_sym) is copied dense first
+// (exec/launch_plan.hpp). a_sym: the kernel's A' in registers is symmetric and read from its
+// stored triangle (A_SYM: 1 lower, 2 upper stored; K-major, 32 K per stage, no CTA pair).
 struct WgmmaOperandMasks {
   int a_keep = 0, b_keep = 0;
   bool a_unit = false, b_unit = false;
+  int a_sym = 0;
   friend bool operator==(const WgmmaOperandMasks&, const WgmmaOperandMasks&) = default;
 };
 WgmmaOperandMasks wgmma_operand_masks(const KernelConfig& c, const KernelSpecialization& s);

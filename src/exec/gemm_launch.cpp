@@ -266,8 +266,9 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const PlanKernels& kerne
                "converter counters");
   }
   const int box_k = std::min(config.block_k, 32);
-  // A CTA pair loads half of A's rows each (tf32/wgmma_gemm.cu, load_stage).
-  const int a_box_rows = config.block_m / w.cluster;
+  // A CTA pair loads half of A's rows each; a symmetric A' read from its stored triangle comes
+  // in 32 x 32 boxes (tf32/wgmma_gemm.cu, load_stage).
+  const int a_box_rows = plan.a_sym != 0 ? 32 : config.block_m / w.cluster;
   if (w.a_in_registers()) {
     check_in_place(config, kernel_a.ptr, kernel_a.ld, kernel_a_name);
     args.map_a_big = plan.kernel_a.rows_contiguous

@@ -33,7 +33,8 @@ class RegionAllocator {
 // Which operands a kernel needs copied dense first: the structured ones it reads in place
 // unmasked, all of them for the split-K families; for wgmma the one in registers and the
 // source of a B converted or transformed in the kernel, unless the kernel masks it (a
-// triangular operand read raw: wgmma_operand_masks). The pre-pass reads a plane-fed operand's
+// triangular operand read raw, or a symmetric A' read from its stored triangle:
+// wgmma_operand_masks). The pre-pass reads a plane-fed operand's
 // structure itself. And the general operands the SIMT kernel reads transposed: the ones its
 // specialization, the kernel it was compiled as, says (simt_transposed_copies).
 void mark_copied_operands(const KernelConfig& c, const ProblemKey& p, PlannedOperand& a, PlannedOperand& b) {
@@ -41,7 +42,7 @@ void mark_copied_operands(const KernelConfig& c, const ProblemKey& p, PlannedOpe
   bool a_in_place = true, b_in_place = true;
   if (const WgmmaParams* w = c.if_wgmma()) {
     const WgmmaOperandMasks masks = wgmma_operand_masks(c, spec);
-    const bool kernel_a_in_place = w->a_in_registers() && masks.a_keep == 0;
+    const bool kernel_a_in_place = w->a_in_registers() && masks.a_keep == 0 && masks.a_sym == 0;
     const bool kernel_b_in_place = w->b != WgmmaB::Planes && masks.b_keep == 0;
     a_in_place = w->swap_ab ? kernel_b_in_place : kernel_a_in_place;
     b_in_place = w->swap_ab ? kernel_a_in_place : kernel_b_in_place;
@@ -100,6 +101,9 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
                                       c.name(), w.swap_ab ? "B" : "A", p.vec_a, p.vec_b));
   plan.kernel_a = w.swap_ab ? plan.b : plan.a;
   plan.kernel_b = w.swap_ab ? plan.a : plan.b;
+  // A symmetric A' read from its stored triangle is read as rows of K, whatever op it came with.
+  plan.a_sym = wgmma_operand_masks(c, specialization_of(p)).a_sym;
+  if (plan.a_sym != 0) plan.kernel_a.rows_contiguous = false;
   if (w.b == WgmmaB::Rounded && plan.kernel_b.rows_contiguous)
     throw InvalidArgument(fmt::format("launch plan {}: B rounded in shared memory needs {} stored K-major ({}), got {}",
                                       c.name(), w.swap_ab ? "A" : "B", w.swap_ab ? "trans_a = N" : "trans_b = T",

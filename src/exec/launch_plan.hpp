@@ -109,6 +109,9 @@ struct LaunchPlan {
   // diagonal on the zero side (tf32/split_operand.cu skip_band): the operand's tile rows plus one
   // K unit, beyond which the work list never reads. 0: every plane value is written.
   int skip_band_a = 0, skip_band_b = 0;
+  // wgmma: A' in registers is symmetric and read from its stored triangle (A_SYM of the kernel:
+  // 1 lower, 2 upper stored), in 32 x 32 boxes as rows of K; no copy of it.
+  int a_sym = 0;
   size_t flag_words = 0;     // wgmma: 32-bit flags zeroed before the launch (0: no memset)
   bool main_dependent = false;  // wgmma: the main kernel launched as a dependent of the pre-pass (PDL)
   int64_t split_k_ld = 0;    // split-K, wgmma K pieces: row length of a slice

@@ -1,14 +1,16 @@
 // Structured products compile in every family: the work-list walk and the fill epilogue
 // (WORK_LIST = 1, FILL = 1 or 2) of the SIMT, mma.sync and wgmma templates, on a sample of
 // each mode's candidates for lowertri-like keys (both operands triangular, a fill), with no
-// spills and within the register caps the unstructured kernels keep; and the wgmma kernels that
-// read both triangular operands raw and mask them.
+// spills and within the register caps the unstructured kernels keep; the wgmma kernels that
+// read both triangular operands raw and mask them; and those that read a symmetric operand in
+// registers from its stored triangle.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
 #include <iostream>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "codegen/candidate_space.hpp"
@@ -79,6 +81,33 @@ TEST_P(StructuredCompiles, WorkListAndFillInEveryFamily) {
 INSTANTIATE_TEST_SUITE_P(AllModes, StructuredCompiles,
                          ::testing::Values(Precision::FP32, Precision::TF32x3, Precision::TF32),
                          [](const auto& info) { return std::string(to_string(info.param)); });
+
+// A symmetric A' in registers read from its stored triangle (A_SYM): symmetric_both with A
+// lower-stored (A' = op(A)), and swapped with B upper-stored (A' = op(B)^T), in both tensor-core
+// modes, B' from the pre-pass and transformed in the kernel.
+TEST(StructuredCompiles, SymmetricOperandInRegistersReadFromItsTriangle) {
+  std::vector<RenderedKernel> kernels;
+  for (auto [precision, name, swap] :
+       {std::tuple{Precision::TF32, "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs", false},
+        std::tuple{Precision::TF32, "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap", true},
+        std::tuple{Precision::TF32x3, "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rst_tw", false},
+        std::tuple{Precision::TF32x3, "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_swap", true}}) {
+    ProblemKey key;
+    key.m = key.n = key.k = 4096;
+    key.precision = precision;
+    key.trans_b = Op::N;  // B stored K x N: MN-major, what B transformed reads
+    (swap ? key.structure_b : key.structure_a) = swap ? Structure::SymmetricUpper : Structure::Symmetric;
+    const RenderedKernel k = render_kernel(KernelConfig::parse(name), specialization_of(key));
+    EXPECT_NE(k.source.find(fmt::format("constexpr int A_SYM = {};", swap ? 2 : 1)), std::string::npos) << k.kernel_name;
+    EXPECT_TRUE(k.kernel_name.ends_with(swap ? "_sau" : "_sal")) << k.kernel_name;
+    kernels.push_back(k);
+  }
+  for (const CompileResult& r : compile_all(kernels, 1)) {
+    SCOPED_TRACE(r.name);
+    testing::expect_clean({r}, testing::entry_register_cap(r.threads));
+    std::cout << fmt::format("  {}: {}\n", r.name, r.resources.to_string());
+  }
+}
 
 }  // namespace
 }  // namespace jitgemm

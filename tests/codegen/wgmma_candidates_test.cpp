@@ -219,12 +219,29 @@ TEST(WgmmaOperandMasks, RawTriangularOperandsInTheKernelsTerms) {
   EXPECT_EQ(wgmma_operand_masks(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs"),
                                 specialization_of(transposed)),
             (WgmmaOperandMasks{2, 0, false, false}));
-  // Symmetric operands are never masked.
+  // Symmetric operands are never masked; a symmetric A' in registers is read from its stored
+  // triangle (A_SYM) where the stage is 32 K and there is no CTA pair, whatever op it came with.
   ProblemKey symmetric = lowertri;
   symmetric.structure_a = symmetric.structure_b = Structure::Symmetric;
-  EXPECT_EQ(wgmma_operand_masks(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_tw"),
+  symmetric.fill = Fill::Full;
+  const KernelSpecialization sym_spec = specialization_of(symmetric);
+  EXPECT_EQ(wgmma_operand_masks(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_tw"), sym_spec),
+            (WgmmaOperandMasks{0, 0, false, false, 1}));
+  symmetric.structure_a = Structure::General;
+  symmetric.structure_b = Structure::SymmetricUpper;
+  symmetric.trans_b = Op::T;
+  EXPECT_EQ(wgmma_operand_masks(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_swap"),
                                 specialization_of(symmetric)),
-            WgmmaOperandMasks{});
+            (WgmmaOperandMasks{0, 0, false, false, 2}));
+  EXPECT_EQ(wgmma_operand_masks(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs"),
+                                specialization_of(symmetric)),
+            WgmmaOperandMasks{});  // A' is the general A
+  for (const char* name : {"wgmma_tf32x3_128x128x16_c2_s6_a32_b2_m0_g8_rs", "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_x2",
+                           "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8"})
+    EXPECT_EQ(wgmma_operand_masks(KernelConfig::parse(name), sym_spec), WgmmaOperandMasks{}) << name;
+  const RenderedKernel sym = render_kernel(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs"), sym_spec);
+  EXPECT_TRUE(sym.kernel_name.ends_with("_rs_k_sal")) << sym.kernel_name;
+  EXPECT_NE(sym.source.find("constexpr int A_SYM = 1;"), std::string::npos);
   // The prologue's line (the template's defaults, all 0, follow it).
   auto masks_line = [](const RenderedKernel& k) {
     const size_t at = k.source.find("constexpr int A_KEEP = ");

@@ -134,6 +134,22 @@ TEST(LaunchPlan, SplitKAndSymmetricCopies) {
   EXPECT_FALSE(plan.b.copied);
   EXPECT_EQ(plan.kernel_b.structure, Structure::Symmetric);
   EXPECT_EQ(plan.workspace.copy_b.bytes, 0u);
+  // A symmetric A' in registers is read from its stored triangle, as rows of K whatever its op:
+  // no copy (swapped, A' is op(B)^T).
+  for (bool swap : {false, true}) {
+    ProblemKey sym = key_of(Precision::TF32, 1024, 1024, 1024, Op::T, Op::N);
+    (swap ? sym.structure_b : sym.structure_a) = Structure::Symmetric;
+    SCOPED_TRACE(sym.canonical());
+    plan = make_launch_plan(
+        KernelConfig::parse(swap ? "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap" : "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs"),
+        sym, {132, 0});
+    EXPECT_EQ(plan.a_sym, 1);
+    EXPECT_FALSE(plan.a.copied || plan.b.copied);
+    EXPECT_FALSE(plan.kernel_a.rows_contiguous);
+    EXPECT_EQ(plan.workspace.copy_a.bytes + plan.workspace.copy_b.bytes, 0u);
+    EXPECT_FALSE(plan.prepass_a);
+    expect_sound(plan);
+  }
 }
 
 // Large fp32 products: the SIMT kernel reads an operand stored K-contiguous (A as N, B as T)
@@ -202,12 +218,19 @@ TEST(LaunchPlan, TriangularOperandsAndFill) {
   EXPECT_FALSE(plan.a.copied || plan.b.copied);
   EXPECT_EQ(plan.workspace.copy_a.bytes + plan.workspace.copy_b.bytes, 0u);
   EXPECT_TRUE(plan.prepass_b && !plan.prepass_a);  // B' = op(A) from the masking pre-pass
-  // A symmetric operand read raw is not masked but copied dense (mirrored) first.
+  // A symmetric A' in registers is read from its stored triangle (A_SYM); a symmetric B' read
+  // raw is not masked but copied dense (mirrored) first.
   ProblemKey symmetric = key;
   symmetric.structure_b = Structure::SymmetricUpper;
   plan = make_launch_plan(swapped, symmetric, {132, 0});
-  EXPECT_TRUE(plan.b.copied);
-  EXPECT_FALSE(plan.a.copied);
+  EXPECT_EQ(plan.a_sym, 2);
+  EXPECT_FALSE(plan.a.copied || plan.b.copied);
+  symmetric = key;
+  symmetric.structure_a = Structure::SymmetricUpper;
+  plan = make_launch_plan(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs_swap_rb"), symmetric, {132, 0});
+  EXPECT_EQ(plan.a_sym, 0);
+  EXPECT_TRUE(plan.a.copied);
+  EXPECT_FALSE(plan.b.copied);
   // No pre-pass at all: A' = op(B)^T in registers and B' = op(A) rounded in shared memory,
   // both masked by the kernel.
   plan = make_launch_plan(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs_swap_rb"), key, {132, 0});

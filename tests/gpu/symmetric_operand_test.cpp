@@ -1,9 +1,11 @@
-// Symmetric operands (structure Symmetric): every family reads only the lower triangle. The
-// upper triangle is NaN when the kernels run (gpu_fixture.hpp), so a kernel that reads it
-// fails; the result must meet the mode's contract against float64 of the full symmetric
-// product. Covers the pre-pass that expands while it rounds (wgmma planes), the raw copy for
-// operands read in place (SIMT, mma.sync, the wgmma operand in registers, the converter's
-// source), every op combination, and padded leading dimensions.
+// Symmetric operands (structure Symmetric, or SymmetricUpper): every family reads only the
+// stored triangle. The other one is NaN when the kernels run (gpu_fixture.hpp), so a kernel
+// that reads it fails; the result must meet the mode's contract against float64 of the full
+// symmetric product. Covers the pre-pass that expands while it rounds (wgmma planes), the wgmma
+// A' in registers read from its stored triangle (A_SYM: mirrored 32 x 32 boxes, the diagonal
+// box read both ways), the raw copy for operands read in place otherwise (SIMT, mma.sync, B'
+// transformed or rounded, the converter's source), every op combination, sizes off the 32-row
+// boxes, and padded leading dimensions.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -32,16 +34,20 @@ TEST_P(SymmetricOperands, OnlyTheLowerTriangleIsRead) {
     int64_t m, n, k;
     Op ta, tb;
     bool sym_a, sym_b;
-    int64_t pad;  // added to both leading dimensions
+    int64_t pad;         // added to both leading dimensions
+    bool upper = false;  // the upper triangle stored (symmetric_upper) instead of the lower
   };
   int cases = 0, expanded = 0;
   for (const Case& s : {Case{300, 257, 257, Op::N, Op::N, false, true, 0}, Case{513, 200, 513, Op::T, Op::T, true, false, 7},
-                        Case{384, 384, 384, Op::N, Op::T, true, true, 4}, Case{1000, 1000, 1000, Op::T, Op::N, true, true, 0}}) {
+                        Case{384, 384, 384, Op::N, Op::T, true, true, 4}, Case{1000, 1000, 1000, Op::T, Op::N, true, true, 0},
+                        Case{513, 513, 513, Op::N, Op::N, true, true, 0, true},
+                        Case{257, 300, 257, Op::T, Op::N, true, false, 3, true}}) {
     GemmProblem p;
     p.precision = GetParam();
     p.m = s.m, p.n = s.n, p.k = s.k, p.trans_a = s.ta, p.trans_b = s.tb;
-    p.structure_a = s.sym_a ? Structure::Symmetric : Structure::General;
-    p.structure_b = s.sym_b ? Structure::Symmetric : Structure::General;
+    const Structure sym = s.upper ? Structure::SymmetricUpper : Structure::Symmetric;
+    p.structure_a = s.sym_a ? sym : Structure::General;
+    p.structure_b = s.sym_b ? sym : Structure::General;
     if (s.pad != 0) p.lda = p.effective_lda() + s.pad, p.ldb = p.effective_ldb() + s.pad;
     p.alpha = 0.75f;
     const ProblemKey key = make_problem_key(p);
