@@ -18,13 +18,6 @@
 // Structure (common/work_item.cuh): WORK_LIST = 1: CTA x takes tile and K range from work
 // item x instead (a structured product's tiles, longest first); FILL = 1 (2): elements above
 // (below) the diagonal of C are written as zeros.
-// Symmetric operands: A and B are dense copies (launch_plan.cpp), read as As[k][m] / Bs[k][n].
-// SYM_A = 1 (2): A is symmetric, stored in its lower (upper) triangle, with the copy's leading
-// dimension; a slice whose every (k, m) lies in that triangle (k >= m; k <= m) is read from
-// the caller's matrix instead, in_place.a_offset floats from the copy, and the pre-pass only
-// copies the slices that are not (the stored side more than BLOCK_M + BLOCK_K - 1 from the
-// diagonal is left unwritten). SYM_B the same for B with n. in_place.a_on = 0 (a K split)
-// reads everything from the copy.
 //
 // The generator prepends a prologue of constants; the defaults below are used only when
 // this file is compiled on its own (kernel development).
@@ -43,7 +36,6 @@ constexpr int STAGES = 3, SPLIT_K = 1, RASTER_GROUP = 8;
 constexpr int TRANS_A = 0, TRANS_B = 0;
 constexpr int VEC_A = 4, VEC_B = 4, VEC_C = 4;             // 4: 16-byte accesses allowed
 constexpr int FILL = 0, WORK_LIST = 0;                      // structure (see above)
-constexpr int SYM_A = 0, SYM_B = 0;                         // symmetric slices read in place
 constexpr int SMEM_BYTES = -1;                              // host's number; < 0: unchecked
 #endif
 
@@ -84,10 +76,6 @@ static_assert(STAGES >= 2, "the pipeline needs at least two stages");
 static_assert(RASTER_GROUP >= 1, "RASTER_GROUP counts tile rows per launch group");
 static_assert((VEC_A == 1 || VEC_A == 4) && (VEC_B == 1 || VEC_B == 4) && (VEC_C == 1 || VEC_C == 4),
               "vector widths are 1 or 4 floats");
-static_assert(SYM_A >= 0 && SYM_A <= 2 && SYM_B >= 0 && SYM_B <= 2, "SYM_A and SYM_B are 0, 1 or 2");
-static_assert((SYM_A == 0 || (TRANS_A == 1 && VEC_A == 4)) && (SYM_B == 0 || (TRANS_B == 0 && VEC_B == 4)),
-              "a symmetric operand read in place is read as its copy is: x contiguous, 16-byte copies");
-static_assert(WORK_LIST == 0 || (SYM_A == 0 && SYM_B == 0), "a work list moves the operands (no in-place slices)");
 static_assert(SMEM_TOTAL <= 227 * 1024, "shared memory exceeds the 227 KiB an sm_90 CTA may use");
 static_assert(SMEM_BYTES < 0 || SMEM_BYTES == SMEM_TOTAL,
               "host and template disagree on the shared-memory size (codegen shared_memory_bytes)");
@@ -168,13 +156,12 @@ struct TileLoader {
     active = ALL_ACTIVE || tid < UNITS;
   }
 
-  // Copies slice [k0, k0 + BLOCK_K) into `stage` (tile[BLOCK_K][STRIDE]), from `offset` floats
-  // past the operand (0, or the caller's symmetric matrix from its copy: SYM_A, SYM_B).
+  // Copies slice [k0, k0 + BLOCK_K) into `stage` (tile[BLOCK_K][STRIDE]).
   template <bool CHECKED>
-  __device__ __forceinline__ void copy(float* stage, int k0, int K, long long offset = 0) const {
+  __device__ __forceinline__ void copy(float* stage, int k0, int K) const {
     if (!ALL_ACTIVE && !active) return;
     // The slice's first element for this thread: k0 more columns (k contiguous) or rows.
-    const float* slice = (X_CONTIGUOUS ? add_rows(first, k0, row_bytes) : first + k0) + offset;
+    const float* slice = X_CONTIGUOUS ? add_rows(first, k0, row_bytes) : first + k0;
     const unsigned dst0 = shared_address(stage + smem_first);
 #pragma unroll
     for (int s = 0; s < SLOTS; ++s) {
@@ -200,21 +187,6 @@ struct TileLoader {
 using LoaderA = TileLoader<BLOCK_M, TRANS_A != 0, VEC_A>;
 // op(B): N is contiguous in global memory when B is stored K x N (TRANS_B = 0).
 using LoaderB = TileLoader<BLOCK_N, TRANS_B == 0, VEC_B>;
-
-// ---- symmetric slices read in place ---------------------------------------------------------
-// The kernel's last argument (GemmKernelArgs in exec/kernel_args.hpp; same layout): how far the
-// caller's symmetric matrix lies from its copy, in floats, and whether to read it there.
-struct InPlaceSides {
-  long long a_offset, b_offset;
-  int a_on, b_on;
-};
-
-// Whether slice [k0, k0 + BLOCK_K) of an operand's x0 tile (BLOCK_X wide) lies wholly in the
-// stored triangle SYM (1: k >= x, lower; 2: k <= x, upper) of its symmetric matrix.
-template <int SYM, int BLOCK_X>
-__device__ __forceinline__ bool slice_in_stored_triangle(int k0, int x0) {
-  return SYM == 1 ? k0 >= x0 + BLOCK_X - 1 : SYM == 2 ? k0 + BLOCK_K - 1 <= x0 : false;
-}
 
 // ---- shared -> registers -> FFMA ----------------------------------------------------
 // as / bs point at this thread's first fragment of one stage: lane (lane_m, lane_n) of a warp
@@ -301,17 +273,13 @@ __device__ __forceinline__ void store_tile(float* C, long long ldc, int M, int N
 extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS_PER_SM)
 KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
             const float* __restrict__ B, long long ldb, float* __restrict__ C, long long ldc,
-            float alpha, float beta, const int4* __restrict__ work, const InPlaceSides in_place) {
+            float alpha, float beta, const int4* __restrict__ work) {
   extern __shared__ __align__(16) float smem[];
   float* const as = smem;                       // [STAGES][BLOCK_K][A_STRIDE]  op(A) slices
   float* const bs = smem + STAGES * A_STAGE;    // [STAGES][BLOCK_K][B_STRIDE]  op(B) slices
 
   // add_rows takes a row as 32-bit bytes (ld < 2^30 floats): refuse, loudly, what does not fit.
   if (lda >= (1ll << 30) || ldb >= (1ll << 30)) __trap();
-  // In-place slices count k from the matrix's first column; a K split moves the operands.
-  if ((SYM_A != 0 && in_place.a_on) || (SYM_B != 0 && in_place.b_on)) {
-    if (gridDim.y > 1) __trap();
-  }
 
   // WORK_LIST: this CTA's tile, and only its K range (A and B moved to its start).
   TileCoord tile;
@@ -327,20 +295,15 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
   const bool interior = tile.m0 + BLOCK_M <= M && tile.n0 + BLOCK_N <= N;
   const int k_tiles = (K + BLOCK_K - 1) / BLOCK_K;
 
-  // Copies slice kt into stage s; only slices touching an edge pay for predication. A slice
-  // of a symmetric operand inside its stored triangle comes from the caller's matrix.
+  // Copies slice kt into stage s; only slices touching an edge pay for predication.
   auto load_slice = [&](int kt, int s) {
     const int k0 = kt * BLOCK_K;
-    const long long a_offset =
-        SYM_A != 0 && in_place.a_on && slice_in_stored_triangle<SYM_A, BLOCK_M>(k0, tile.m0) ? in_place.a_offset : 0;
-    const long long b_offset =
-        SYM_B != 0 && in_place.b_on && slice_in_stored_triangle<SYM_B, BLOCK_N>(k0, tile.n0) ? in_place.b_offset : 0;
     if (interior && k0 + BLOCK_K <= K) {
-      load_a.copy<false>(as + s * A_STAGE, k0, K, a_offset);
-      load_b.copy<false>(bs + s * B_STAGE, k0, K, b_offset);
+      load_a.copy<false>(as + s * A_STAGE, k0, K);
+      load_b.copy<false>(bs + s * B_STAGE, k0, K);
     } else {
-      load_a.copy<true>(as + s * A_STAGE, k0, K, a_offset);
-      load_b.copy<true>(bs + s * B_STAGE, k0, K, b_offset);
+      load_a.copy<true>(as + s * A_STAGE, k0, K);
+      load_b.copy<true>(bs + s * B_STAGE, k0, K);
     }
   };
 

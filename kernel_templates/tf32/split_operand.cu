@@ -33,10 +33,7 @@
 // Launch: grid (ceil(ld_dst / TILE_K), ceil(R / TILE_R)), THREADS threads, no dynamic
 // shared memory. ld_dst % 4 == 0 and 16-byte aligned planes (the main kernel's TMA needs both).
 // SYMMETRIC: grid (T (T + 1) / 2) for T = ceil(R / 64) tiles a side: one CTA per tile of the
-// stored triangle, which writes it and its mirror image. skip_band > 0 (PLANES = 0, a copy for
-// fp32/simt_gemm.cu's SYM_A / SYM_B): a tile whose values all lie skip_band or more from the
-// diagonal writes its mirror image only; the main kernel reads that part of the stored side
-// from the caller's matrix.
+// stored triangle, which writes it and its mirror image.
 #include "common/grid_dependency.cuh"
 #include "common/tf32_split.cuh"
 
@@ -181,7 +178,7 @@ __device__ __forceinline__ bool split_transposed(const float* src, long long ld_
 //   read:  thread t loads row r0 + t/16 + 16i (i < 4), values c0 + 4(t%16) .. +3 into tile[r][c]
 //   write: as split_transposed for the mirror image; straight rows for the tile itself.
 __device__ __forceinline__ bool split_symmetric(const float* src, long long ld_src, int R, float* big, float* small,
-                                                long long ld_dst, int ti, int tj, int skip_band) {
+                                                long long ld_dst, int ti, int tj) {
   __shared__ float tile[TILE_R][TILE_STRIDE];  // [r][c] of the source tile
   const int r0 = (SYMMETRIC == 2 ? tj : ti) * TILE_R, c0 = (SYMMETRIC == 2 ? ti : tj) * TILE_K;
 #pragma unroll
@@ -203,11 +200,8 @@ __device__ __forceinline__ bool split_symmetric(const float* src, long long ld_s
   }
   __syncthreads();
   bool nonfinite = false;
-  // The tile itself: output rows r0.., columns c0.. (and the zeros of columns K .. ld_dst),
-  // unless every value is skip_band or more from the diagonal (r0 != c0 then: uniform).
-  const int nearest = SYMMETRIC == 2 ? c0 - (r0 + TILE_R - 1) : r0 - (c0 + TILE_K - 1);  // |r - c| at least
-  const bool write_tile = skip_band <= 0 || nearest < skip_band;
-  for (int i = 0; i < 4 && write_tile; ++i) {
+  // The tile itself: output rows r0.., columns c0.. (and the zeros of columns K .. ld_dst).
+  for (int i = 0; i < 4; ++i) {
     const int rt = threadIdx.x / 16 + 16 * i, ct = (threadIdx.x % 16) * 4;
     if (r0 + rt >= R || c0 + ct >= ld_dst) continue;
     const float4 x = make_float4(tile[rt][ct], tile[rt][ct + 1], tile[rt][ct + 2], tile[rt][ct + 3]);
@@ -250,7 +244,7 @@ KERNEL_NAME(const float* __restrict__ src, long long ld_src, int R, int K, float
   if (!SYMMETRIC && tile_unread(blockIdx.y * TILE_R, blockIdx.x * TILE_K, skip_band)) return;  // uniform: no barrier skipped by some
   if (SYMMETRIC) {
     const int2 t = lower_tile(blockIdx.x);
-    found = split_symmetric(src, ld_src, R, big, small, ld_dst, t.x, t.y, skip_band);
+    found = split_symmetric(src, ld_src, R, big, small, ld_dst, t.x, t.y);
   } else {
     const int r0 = blockIdx.y * TILE_R;
     const int k0 = blockIdx.x * TILE_K;

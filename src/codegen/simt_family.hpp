@@ -16,17 +16,6 @@ struct TransposedCopies {
 };
 TransposedCopies simt_transposed_copies(const ProblemKey& key) noexcept;
 
-// The symmetric operands whose kernel reads the slices that lie wholly inside the stored
-// triangle from the caller's matrix instead of its dense copy (SYM_A / SYM_B of
-// fp32/simt_gemm.cu): the stored triangle of each, None where the copy is read throughout.
-// The caller's matrix must take the kernel's 16-byte copies (vector width 4) and no work list
-// may move the operands. The launch plan reads in place only where the copy also shares the
-// caller's leading dimension and K is not split (PlannedOperand::in_place_band).
-struct SymmetricInPlace {
-  Triangle a = Triangle::None, b = Triangle::None;
-};
-SymmetricInPlace simt_symmetric_in_place(const KernelSpecialization& key_spec) noexcept;
-
 // The configs worth timing for an fp32 problem:
 //   CTA tiles 64/128/256 x 64/128/256, block_k 8/16/32, 4 or 8 warps, each warp's 32 lanes
 //   arranged 4x8 or 8x4 with thread tiles 4x4 .. 8x16 / 16x8, 2..5 stages, each with split_k 1

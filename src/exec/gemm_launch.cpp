@@ -139,35 +139,20 @@ void GemmLauncher::run_reduce(SplitKReduceArgs args, CUstream stream) const {
   cuda::launch(reduce_, {static_cast<unsigned>(blocks), 1, 1}, {kReduceThreads, 1, 1}, 0, stream, params.data());
 }
 
-InPlaceSides GemmLauncher::copy_operands(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a,
-                                         int64_t& lda, CUdeviceptr& b, int64_t& ldb, CUdeviceptr workspace,
-                                         CUstream stream) const {
-  InPlaceSides in_place;
+void GemmLauncher::copy_operands(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a, int64_t& lda,
+                                 CUdeviceptr& b, int64_t& ldb, CUdeviceptr workspace, CUstream stream) const {
   auto copy_one = [&](const PlannedOperand& op, const cuda::Function* fn, Structure structure,
-                      const WorkspaceRegion& region, CUdeviceptr& ptr, int64_t& ld, long long& offset, int& on) {
+                      const WorkspaceRegion& region, CUdeviceptr& ptr, int64_t& ld) {
     if (!op.copied) return;
     const CUdeviceptr to = at(workspace, region);
-    if (op.in_place_band > 0) {
-      if (ld != op.copy_ld)
-        throw InvalidArgument(fmt::format("GemmLauncher::launch({}): a symmetric operand read in place needs its "
-                                          "leading dimension {} to be the plan's {}",
-                                          plan.config.name(), ld, op.copy_ld));
-      // The caller's element (k, x) lies this many floats past the copy's: both 4-byte aligned.
-      offset = (static_cast<long long>(ptr) - static_cast<long long>(to)) / static_cast<long long>(sizeof(float));
-      on = 1;
-    }
     // Row r of the copy holds its copy_shape().cols values: the stored row r, or with a
     // transposed copy the stored column r (the pre-pass's transposing view, rows = stored columns).
     const StoredShape copy = op.copy_shape();
-    run_split_operand(*fn, structure, ptr, ld, copy.rows, copy.cols, to, to, op.copy_ld, workspace, stream,
-                      op.in_place_band);
+    run_split_operand(*fn, structure, ptr, ld, copy.rows, copy.cols, to, to, op.copy_ld, workspace, stream);
     ptr = to, ld = op.copy_ld;
   };
-  copy_one(plan.a, kernels.copy_a, plan.key.structure_a, plan.workspace.copy_a, a, lda, in_place.a_offset,
-           in_place.a_on);
-  copy_one(plan.b, kernels.copy_b, plan.key.structure_b, plan.workspace.copy_b, b, ldb, in_place.b_offset,
-           in_place.b_on);
-  return in_place;
+  copy_one(plan.a, kernels.copy_a, plan.key.structure_a, plan.workspace.copy_a, a, lda);
+  copy_one(plan.b, kernels.copy_b, plan.key.structure_b, plan.workspace.copy_b, b, ldb);
 }
 
 CUdeviceptr GemmLauncher::work_list(const LaunchPlan& plan, CUdeviceptr workspace, CUstream stream) const {
@@ -185,7 +170,7 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const PlanKernels& ker
                                   CUstream stream) const {
   GemmProblem q = p;
   int64_t lda = q.effective_lda(), ldb = q.effective_ldb();
-  const InPlaceSides in_place = copy_operands(plan, kernels, a, lda, b, ldb, workspace, stream);
+  copy_operands(plan, kernels, a, lda, b, ldb, workspace, stream);
   const CUdeviceptr work = work_list(plan, workspace, stream);
   q.lda = lda, q.ldb = ldb;
   // With split_k > 1 each CTA row y writes the plain partial product of its K slice to slice y
@@ -195,7 +180,6 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const PlanKernels& ker
   GemmProblem main_problem = q;
   if (split) main_problem.alpha = 1.0f, main_problem.beta = 0.0f, main_problem.ldc = plan.split_k_ld;
   GemmKernelArgs args(main_problem, a, b, split ? partials : c, work);
-  args.in_place = in_place;
   auto params = args.pointers();
   launch_on(*kernels.main, plan.main, stream, params.data());
   if (split)

@@ -90,8 +90,7 @@ class GemmLauncher {
                     CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) const;
   // The operands the plan copies dense (PlannedOperand::copied: structured ones, and the
   // SIMT kernel's transposed copies): a, b and their leading dimensions replaced by the copies'.
-  // Returns where the SIMT kernel finds the symmetric ones it reads partly in place.
-  InPlaceSides copy_operands(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a, int64_t& lda,
+  void copy_operands(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a, int64_t& lda,
                      CUdeviceptr& b, int64_t& ldb, CUdeviceptr workspace, CUstream stream) const;
   // Where the kernel reads the plan's work list (0 without one): the plan's device copy, or
   // else its workspace region, uploaded now.
@@ -107,8 +106,7 @@ class GemmLauncher {
   // Its kernel for a source of vector width `vec` (compiled on first use; locks).
   const cuda::Function& split_operand(SplitMode mode, int vec);
   // skip_band > 0: a triangular source's tiles farther than that from its diagonal, on the
-  // zero side, are not written (the main kernel's work list never reads them); a symmetric
-  // source's copy leaves its stored side unwritten that far out (the SIMT kernel reads it in place).
+  // zero side, are not written (the main kernel's work list never reads them).
   void run_split_operand(const cuda::Function& fn, Structure structure, CUdeviceptr src, int64_t ld_src, int64_t rows,
                          int64_t k, CUdeviceptr big, CUdeviceptr small, int64_t ld_dst, CUdeviceptr flag,
                          CUstream stream, int skip_band = 0) const;

@@ -2,8 +2,7 @@
 // pointers handed to cuLaunchKernel stay valid for the call:
 //   GemmKernelArgs   fp32/simt_gemm.cu and tf32/mma_sync_gemm.cu:
 //     (int M, int N, int K, const float* A, long long lda, const float* B, long long ldb,
-//      float* C, long long ldc, float alpha, float beta, const int4* work[, InPlaceSides])
-//     (the last only simt_gemm.cu declares; cuLaunchKernel takes as many as the kernel declares)
+//      float* C, long long ldc, float alpha, float beta, const int4* work)
 //   WgmmaKernelArgs  tf32/wgmma_gemm.cu (tensor maps, C, sizes, flags, ConvertJob, StreamKSpace)
 //   SplitKReduceArgs fp32/split_k_reduce.cu
 #pragma once
@@ -16,14 +15,6 @@
 
 namespace jitgemm {
 
-// The last argument of fp32/simt_gemm.cu: symmetric operands whose slices inside the stored
-// triangle are read from the caller's matrix, this many floats past their copy. Same layout.
-struct InPlaceSides {
-  long long a_offset = 0, b_offset = 0;
-  int a_on = 0, b_on = 0;
-};
-static_assert(sizeof(InPlaceSides) == 24, "InPlaceSides must match the kernel's struct");
-
 struct GemmKernelArgs {
   int m, n, k;
   CUdeviceptr a;
@@ -34,7 +25,6 @@ struct GemmKernelArgs {
   long long ldc;
   float alpha, beta;
   CUdeviceptr work;  // WORK_LIST: the work items (exec/work_list.hpp), one per CTA column; else 0
-  InPlaceSides in_place;
 
   GemmKernelArgs(const GemmProblem& p, CUdeviceptr a_ptr, CUdeviceptr b_ptr, CUdeviceptr c_ptr,
                  CUdeviceptr work_items = 0)
@@ -43,8 +33,8 @@ struct GemmKernelArgs {
         alpha(p.alpha), beta(p.beta), work(work_items) {}
 
   // The kernel-parameter array for cuLaunchKernel, in signature order.
-  std::array<void*, 13> pointers() {
-    return {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &work, &in_place};
+  std::array<void*, 12> pointers() {
+    return {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &work};
   }
 };
 

@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include "codegen/simt_family.hpp"
 #include "codegen/split_k_policy.hpp"
 #include "codegen/wgmma_family.hpp"
 #include "jitgemm/error.hpp"
@@ -31,23 +30,6 @@ class RegionAllocator {
   size_t end_ = 0;
 };
 
-// SIMT: a symmetric operand's slices inside its stored triangle are read from the caller's
-// matrix where the kernel was compiled for it (simt_symmetric_in_place), K is not split (a
-// split moves the operands) and the caller's leading dimension is the row length (tight), which
-// the copy then takes too: the kernel finds the caller's element at a fixed offset from the
-// copy's. The copy skips what the kernel reads in place.
-void mark_symmetric_in_place(const KernelConfig& c, const ProblemKey& p, PlannedOperand& a, PlannedOperand& b) {
-  const SymmetricInPlace sides = simt_symmetric_in_place(specialization_of(p));
-  if (c.split_k != 1) return;
-  auto mark = [&](PlannedOperand& op, Triangle side, LdClass ld, int tile_width) {
-    if (side == Triangle::None || ld != LdClass::Tight || !op.copied || op.transposed_copy) return;
-    op.copy_ld = op.stored.cols;
-    op.in_place_band = tile_width + c.block_k - 1;
-  };
-  mark(a, sides.a, p.ld_a, c.block_m);
-  mark(b, sides.b, p.ld_b, c.block_n);
-}
-
 // Which operands a kernel needs copied dense first: the structured ones it reads in place
 // unmasked, all of them for the split-K families; for wgmma the one in registers and the
 // source of a B converted or transformed in the kernel, unless the kernel masks it (a
@@ -74,7 +56,6 @@ void mark_copied_operands(const KernelConfig& c, const ProblemKey& p, PlannedOpe
   };
   mark(a, p.structure_a, a_in_place, simt && spec.a_transposed_copy);
   mark(b, p.structure_b, b_in_place, simt && spec.b_transposed_copy);
-  if (simt) mark_symmetric_in_place(c, p, a, b);
 }
 
 void plan_copies(LaunchPlan& plan, RegionAllocator& regions) {

@@ -82,11 +82,6 @@ struct PlannedOperand {
                                  // a general one the SIMT kernel reads transposed: transposed_copy)
   bool transposed_copy = false;  // the copy is the stored matrix transposed
   int64_t copy_ld = 0;           // the copy's leading dimension
-  // SIMT, a symmetric operand's copy (simt_symmetric_in_place, SYM_A / SYM_B): > 0 when the
-  // kernel reads the slices inside the stored triangle from the caller's matrix, whose leading
-  // dimension the copy then shares: the copy leaves the stored side unwritten this far or more
-  // from the diagonal (tf32/split_operand.cu skip_band: the tile's width plus block_k - 1).
-  int in_place_band = 0;
 
   // The copy as it lies in the workspace.
   StoredShape copy_shape() const { return transposed_copy ? StoredShape{stored.cols, stored.rows} : stored; }

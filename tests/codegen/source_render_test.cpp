@@ -54,21 +54,6 @@ TEST(SourceRender, SimtReadsSymmetricCopiesAlongMAndN) {
   const RenderedKernel b_only = render_kernel(c, specialization_of(key));
   EXPECT_TRUE(contains(b_only.source, "constexpr int TRANS_A = 0, TRANS_B = 0;\n"));
   EXPECT_TRUE(contains(b_only.source, "constexpr int VEC_A = 1, VEC_B = 4, VEC_C = 1;\n"));
-  // Unaligned callers: every slice from the copies.
-  EXPECT_TRUE(contains(both.source, "constexpr int SYM_A = 0, SYM_B = 0;\n"));
-  // Aligned: the slices inside each stored triangle read in place (upper A, lower B), named so.
-  key.structure_a = Structure::SymmetricUpper, key.vec_a = key.vec_b = 4;
-  const RenderedKernel in_place = render_kernel(c, specialization_of(key));
-  EXPECT_EQ(in_place.kernel_name, "jitgemm_simt_fp32_64x128x16_w1x4_t8x8_s3_k1_g8_TN_v4v4v1_ip_au_bl");
-  EXPECT_TRUE(contains(in_place.source, "constexpr int SYM_A = 2, SYM_B = 1;\n"));
-  key.vec_a = 1;  // only B's caller aligned
-  EXPECT_EQ(render_kernel(c, specialization_of(key)).kernel_name,
-            "jitgemm_simt_fp32_64x128x16_w1x4_t8x8_s3_k1_g8_TN_v4v4v1_ip_bl");
-  key.fill = Fill::Lower;  // a work list moves the operands: the copies throughout
-  const RenderedKernel listed = render_kernel(c, specialization_of(key));
-  EXPECT_TRUE(contains(listed.source, "constexpr int SYM_A = 0, SYM_B = 0;\n"));
-  EXPECT_FALSE(contains(listed.kernel_name, "_ip"));
-  key.fill = Fill::Full, key.vec_a = key.vec_b = 1;
   // The tensor-core families read their own copies: their kernels are the general ones.
   key.precision = Precision::TF32x3;
   const KernelConfig mma = mma_representative_sample(key).front();

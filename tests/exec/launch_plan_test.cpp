@@ -122,36 +122,11 @@ TEST(LaunchPlan, SplitKAndSymmetricCopies) {
   EXPECT_EQ(plan.main.grid_y, 4u);
   key = key_of(Precision::FP32, 1000, 1000, 1000);
   key.structure_b = Structure::Symmetric;
-  const KernelConfig unsplit = KernelConfig::parse("simt_fp32_64x128x16_w1x4_t8x8_s3_k1_g8");
-  plan = make_launch_plan(unsplit, key, {132, 0});
+  plan = make_launch_plan(default_config(key), key, {132, 0});
   EXPECT_TRUE(plan.b.copied);
   EXPECT_FALSE(plan.a.copied);
-  // The SIMT kernel reads B's slices inside its stored triangle in place: the copy takes the
-  // caller's leading dimension (tight) and skips what lies the tile's width plus block_k - 1
-  // or more off the diagonal.
-  EXPECT_EQ(plan.b.copy_ld, 1000);
-  EXPECT_EQ(plan.b.in_place_band, plan.config.block_n + plan.config.block_k - 1);
-  EXPECT_EQ(plan.a.in_place_band, 0);
-  EXPECT_EQ(plan.workspace.copy_b.bytes, 4u * 1000 * 1000);
-  expect_sound(plan);
-  // Not where the copy's rows cannot be the caller's (padded), nor under a K split.
-  ProblemKey padded = key;
-  padded.ld_b = LdClass::Padded;
-  plan = make_launch_plan(unsplit, padded, {132, 0});
-  EXPECT_EQ(plan.b.in_place_band, 0);
   EXPECT_EQ(plan.b.copy_ld, 1024);
   EXPECT_EQ(plan.workspace.copy_b.bytes, 4u * 1000 * 1024);
-  KernelConfig split = unsplit;
-  split.split_k = 2;
-  plan = make_launch_plan(split, key, {132, 0});
-  EXPECT_EQ(plan.b.in_place_band, 0);
-  EXPECT_EQ(plan.b.copy_ld, 1024);
-  // Both symmetric: both copies share the callers' rows.
-  ProblemKey both = key;
-  both.structure_a = Structure::SymmetricUpper;
-  plan = make_launch_plan(unsplit, both, {132, 0});
-  EXPECT_EQ(plan.a.in_place_band, plan.config.block_m + plan.config.block_k - 1);
-  EXPECT_EQ(plan.a.copy_ld, 1000);
   expect_sound(plan);
   // The wgmma pre-pass expands a plane-fed symmetric operand itself: no copy.
   key.precision = Precision::TF32x3;
