@@ -25,7 +25,8 @@
 # the bench rows of those problems run untuned without it)
 # sweep tunes the shapes of bench/sweep_problems.json up to 300 GFLOP (8192^3 is served by the
 # nearest record, 4096^3)
-# Logs, bench/results/<gpu>.json and the tuning database are copied to $OUT when set.
+# Logs, bench/results/<gpu>.json and the tuning database are copied to $OUT when set: the
+# results and the database as files, the logs (and profile.txt / profile.sass) in logs.tgz.
 # TUNE_MODES (default "fp32 tf32x3 tf32") picks the precision modes the tune step tunes; TUNE_ARGS
 # (e.g. "--budget 10") goes to every jitgemm-tune of the tune, structured and sweep steps
 # (SWEEP_ARGS, when set, to the sweep step instead).
@@ -199,4 +200,14 @@ fi
 # Only what this run wrote comes back (the device tool returns a limited number of files, and a
 # bench or database left as it was would crowd out the logs).
 find bench/results tuning_db -maxdepth 1 -name "*.json" -newer "$started_marker" -exec cp {} "$out/" \;
+# The device tool returns at most 8 files from $OUT (in name order: a run of several steps left
+# more, and the database was among those lost once). Everything but the results and the database
+# goes into one archive there, logs.tgz (tar -xzf).
+if [[ -n "${OUT:-}" ]]; then
+  keep=$(find bench/results tuning_db -maxdepth 1 -name "*.json" -newer "$started_marker" -printf "%f\n")
+  mapfile -t others < <(cd "$out" && find . -maxdepth 1 -type f ! -name logs.tgz -printf "%f\n" | grep -vxF "$keep" | sort)
+  if ((${#others[@]} > 0)); then
+    tar -czf "$out/logs.tgz" -C "$out" "${others[@]}" && (cd "$out" && rm -f "${others[@]}")
+  fi
+fi
 exit $status
