@@ -10,8 +10,8 @@
 # database), then the bench's reference rows served by those records and by the shipped ones.
 # reliability: 20 rounds of tuning against planted bad candidates (tests/gpu/isolated_tuning_test.cpp).
 # profile: Nsight Compute on the bench rows matching PROFILE_ROWS (default: the fp32 4096^3 NN
-# and NT rows), jitgemm's kernel and cuBLAS's side by side; details in $OUT/profile.txt, the
-# SASS of jitgemm's kernels in $OUT/profile.sass. PROFILE_KERNELS is a regular expression of
+# and NT rows), jitgemm's kernel and cuBLAS's side by side; details in profile.txt, the
+# SASS of jitgemm's kernels in profile.sass (both in $OUT/logs.tgz). PROFILE_KERNELS is a regular expression of
 # kernel names (without "regex:"; "." takes every kernel, the pre-passes and the bench's own).
 # ab: the bench rows matching AB_ROWS (default: every fp32 row) under the kernel templates in
 # AB_TEMPLATES (a directory, e.g. `git archive <rev> kernel_templates | tar -x -C .scratch/base`
