@@ -154,7 +154,7 @@ double split_reduction_us(const KernelShape& s, int split, const DeviceModel& d)
 TimeEstimate one_tile_kernel(const KernelConfig& c, const KernelShape& s, double unit_flops_us, int warps,
                              const DeviceModel& d) {
   const int threads = warps * 32;
-  const int64_t ctas = ceil_div(s.m, c.block_m) * ceil_div(s.n, c.block_n) * c.split_k;
+  const int64_t ctas = c.output_tiles(s.m, s.n) * c.split_k;
   const int resident = static_cast<int>(std::min<int64_t>(
       resident_ctas(shared_memory_bytes(c), threads, estimated_registers(c)), ceil_div(ctas, d.sm_count)));
   TileCost t{c.block_m, c.block_n, c.block_k, 0, 0};
@@ -237,7 +237,7 @@ TimeEstimate wgmma_estimate(const KernelConfig& c, const KernelShape& s, const D
   const double stage_us = wgmma_stage_us(c, d);
   TileCost t{c.block_m, c.block_n, unit_k, stage_us * wgmma_group_stages(c), 0};
   t.tile_us = bm * bn * 4 / (per_us(d.dram_gbps) / d.sm_count) + 0.5;  // the epilogue's store
-  const int64_t tiles = ceil_div(s.m, c.block_m) * ceil_div(s.n, c.block_n);
+  const int64_t tiles = c.output_tiles(s.m, s.n);
   const int64_t work = w.schedule == TileSchedule::StreamK ? tiles * ceil_div(s.k, unit_k) : tiles * c.split_k;
   const int bins = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(work, d.sm_count / w.cluster * w.cluster)));
   double share = 1;
