@@ -1,7 +1,7 @@
 // jitgemm-tune: tune one problem (flags), a list (JSON file) or the reference set, or with
 // --backward the gradient products of those; show progress and the best so far; print a
 // final table, and per problem where its time went and what the budgeted search left out;
-// write the tuning database.
+// write the tuning database, each record as its problem finishes.
 // Without a GPU it says so, then generates and NVRTC-compiles every candidate for sm_90a
 // and prints their resource use. The command line is defined in tune_command_line.cpp.
 // Problem ids and record fields come from files: they are printed through printable() (the
@@ -239,8 +239,7 @@ int run_gpu(const Options& o, std::vector<TuneJob> jobs, const Compiler& compile
   }
   Table table({"problem", "mode", "jitgemm ms", "cuBLAS ms", "ratio", "error vs fp64", "cuBLAS error", "winner",
                "ok/tried", "other outcomes", "tune s"});
-  std::vector<TuningRecord> records;
-  std::vector<CandidateHistory> histories;  // every candidate of each run, for the history file
+  int written = 0;  // records saved so far: each as its problem finishes
   std::vector<std::string> incidents;  // candidates that faulted or hung, with what happened
   std::vector<std::string> summaries;  // where each tuning's time went
   const TuningDatabase known = priors_database(o, db_path);
@@ -281,18 +280,18 @@ int run_gpu(const Options& o, std::vector<TuneJob> jobs, const Compiler& compile
                    fmt::format("{:.2f}x", result.cublas_timing.median_ms / best->timing.median_ms),
                    fmt::format("{:.2e}", best->rel_error), fmt::format("{:.2e}", result.cublas_rel_error),
                    best->config.name(), fmt::format("{}/{}", ok, result.candidates.size()), other_text, tune_s});
+    // Saved now, not after the last problem: a long tune that is stopped (a time limit, Ctrl-C)
+    // keeps every problem it finished (save_merged: under the file's lock, written atomically).
+    if (o.no_write) continue;
     TunedRecord tuned = make_tuned_record(result, device_key(info), current_environment(info, result.template_hash));
-    records.push_back(std::move(tuned.record));
-    histories.push_back(std::move(tuned.history));
+    const auto report = TuningDatabase::save_merged(db_path, {tuned.record}, {tuned.history});
+    ++written;
+    if (!report.warning.empty()) fmt::print(stderr, "warning: {}\n", printable(report.warning, LineBreaks::Keep));
   }
   fmt::print("\n{}", table.render());
   for (const std::string& line : summaries) fmt::print("time: {}\n", line);
   for (const std::string& line : incidents) fmt::print("isolated: {}\n", line);
-  if (!o.no_write && !records.empty()) {
-    const auto report = TuningDatabase::save_merged(db_path, records, histories);
-    fmt::print("wrote {} record(s) to {}\n", records.size(), db_path);
-    if (!report.warning.empty()) fmt::print(stderr, "warning: {}\n", printable(report.warning, LineBreaks::Keep));
-  }
+  if (written > 0) fmt::print("wrote {} record(s) to {}, each as its problem finished\n", written, db_path);
   return 0;
 }
 

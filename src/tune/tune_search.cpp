@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -24,6 +25,17 @@ constexpr double kPollS = 0.05;           // round 1 re-checks the budget this o
 constexpr double kMinWatchdogMs = 2000;   // a worker gives up on a request after max(this, 20x ...)
 constexpr double kWatchdogFactor = 20;    // ... the time its launches take at the best median so far
 constexpr double kGuessFactor = 1.5;      // before any candidate passed: cuBLAS's median times this
+
+// The final round times its finalists in passes, each pass a share of the runs of every finalist
+// in turn (A B C, A B C, ...), and pools each one's samples: a stretch where the GPU runs slow
+// (warming up, power-capped, sharing the machine) then falls on every finalist alike, not on
+// whichever was timed during it. One candidate after another, it could decide the winner: an
+// H200 re-tune of symmetric_both tf32x3 timed its finalists about 15% slow and picked one that
+// ran 1.243 ms in the bench, against 1.030 for the one it passed over.
+constexpr int kFinalPasses = 5;
+
+// Each finalist's runs in one pass of a final round of `runs` runs (it gets at least `runs`).
+int final_pass_runs(int runs) { return (runs + kFinalPasses - 1) / kFinalPasses; }
 
 std::string excerpt(const std::string& log, size_t max = 400) {
   return log.size() <= max ? log : log.substr(0, max) + "...";
@@ -226,29 +238,63 @@ class SearchRun {
   }
 
   void time_round(const CompileQueue& queue, const HalvingRound& round) {
-    const int warmup = round.final ? settings_.warmup_runs : std::min(1, settings_.warmup_runs);
+    if (round.final) return time_final_round(queue, round);
+    const int warmup = std::min(1, settings_.warmup_runs);
     size_t timed = 0;
     for (size_t i : round.candidates) {
+      report_.report(TuneProgress::Phase::Timing, ++timed, round.candidates.size(), result_.candidates[i].config.name(),
+                     round.round);
+      const std::optional<TimingStats> timing = retime(queue, round, i, warmup, round.runs);
+      if (timing) add_samples(i, *timing);
+    }
+  }
+
+  // The final round in kFinalPasses interleaved passes (see kFinalPasses): the warm-up in the
+  // first, one warm-up run in each later one; a finalist's timing pools all its passes.
+  void time_final_round(const CompileQueue& queue, const HalvingRound& round) {
+    std::vector<size_t> timed_in_turn = round.candidates;  // fastest first, as the round lists them
+    std::map<size_t, TimingStats> pooled;
+    const size_t requests = timed_in_turn.size() * kFinalPasses;
+    size_t timed = 0;
+    for (int pass = 0; pass < kFinalPasses; ++pass) {
+      const int warmup = pass == 0 ? settings_.warmup_runs : std::min(1, settings_.warmup_runs);
+      for (size_t i : std::vector<size_t>(timed_in_turn)) {
+        report_.report(TuneProgress::Phase::Timing, ++timed, requests, result_.candidates[i].config.name(),
+                       round.round);
+        const std::optional<TimingStats> timing = retime(queue, round, i, warmup, final_pass_runs(round.runs));
+        if (!timing) {
+          std::erase(timed_in_turn, i);
+          continue;
+        }
+        TimingStats& all = pooled[i];
+        all.samples_ms.insert(all.samples_ms.end(), timing->samples_ms.begin(), timing->samples_ms.end());
+        all.l2_flushed = (pass == 0 || all.l2_flushed) && timing->l2_flushed;
+      }
+    }
+    for (size_t i : timed_in_turn) {
       CandidateMeasurement& m = result_.candidates[i];
-      report_.report(TuneProgress::Phase::Timing, ++timed, round.candidates.size(), m.config.name(), round.round);
-      const BenchVerdict v = measure(i, queue.candidate(i), MeasurePhase::Retime, warmup, round.runs);
-      m.rounds = round.round;
-      m.finalist = m.finalist || round.final;
-      if (v.outcome != CandidateOutcome::Ok) {  // it cannot win: out of the race, with its new outcome
-        m.outcome = v.outcome;
-        m.detail = v.detail;
-        std::erase(contenders_, i);
-        continue;
-      }
-      if (!round.final) {
-        add_samples(i, v.timing);
-        continue;
-      }
-      m.timing = v.timing;
-      report_.offer_best(v.timing.median_ms, m.config.name());
+      const bool flushed = pooled[i].l2_flushed;
+      m.timing = summarize(std::move(pooled[i].samples_ms));
+      m.timing.l2_flushed = flushed;
+      report_.offer_best(m.timing.median_ms, m.config.name());
       if (result_.winner < 0 || m.timing.median_ms < result_.best()->timing.median_ms)
         result_.winner = static_cast<int>(i);
     }
+  }
+
+  // One request of a later round for contender i: its timing, or nothing when it failed (then it
+  // is out of the race, with its new outcome: it cannot win).
+  std::optional<TimingStats> retime(const CompileQueue& queue, const HalvingRound& round, size_t i, int warmup,
+                                    int runs) {
+    CandidateMeasurement& m = result_.candidates[i];
+    const BenchVerdict v = measure(i, queue.candidate(i), MeasurePhase::Retime, warmup, runs);
+    m.rounds = round.round;
+    m.finalist = m.finalist || round.final;
+    if (v.outcome == CandidateOutcome::Ok) return v.timing;
+    m.outcome = v.outcome;
+    m.detail = v.detail;
+    std::erase(contenders_, i);
+    return std::nullopt;
   }
 
   // The candidates still in the race that were not finalists keep every run they had; the
@@ -304,11 +350,14 @@ class SearchRun {
     return medians[medians.size() / 2];
   }
 
-  // Seconds for a request of `runs` timed runs (the final round's warm-up, or one, and the
-  // verification a fresh worker makes).
+  // Seconds to time a candidate of this median with `runs` runs in a round: one request (one
+  // warm-up run and the verification a fresh worker makes), or in the final round its passes
+  // (the warm-up in the first, one warm-up run in each other).
   double run_cost_s(double median_ms, int runs) const {
-    const int warmup = runs >= plan_.halving.timing_runs ? settings_.warmup_runs : 1;
-    return budget_.measure_cost_s(median_ms, 1 + warmup + runs);
+    if (runs < plan_.halving.timing_runs) return budget_.measure_cost_s(median_ms, 1 + 1 + runs);
+    const int per_pass = final_pass_runs(runs);
+    return budget_.measure_cost_s(median_ms, 1 + settings_.warmup_runs + per_pass) +
+           (kFinalPasses - 1) * budget_.measure_cost_s(median_ms, 1 + std::min(1, settings_.warmup_runs) + per_pass);
   }
   double screen_cost_s() const {
     return budget_.measure_cost_s(guess_median_ms(), 1 + plan_.first_warmup + plan_.halving.first_runs);

@@ -145,18 +145,59 @@ TEST(TuneSearch, ExhaustiveTimesEveryCandidateAndTheFastestVerifiedWins) {
   EXPECT_EQ(run.count(CandidateOutcome::Ok), s.configs.size());
   ASSERT_NE(run.result.best(), nullptr);
   EXPECT_EQ(static_cast<size_t>(run.result.winner), s.fastest());
-  size_t screens = 0, finals = 0;
+  size_t screens = 0;
+  std::vector<FakeBench::Request> finals;
   for (const FakeBench::Request& r : run.requests) {
-    const bool screen = r.phase == MeasurePhase::Screen;
-    ++(screen ? screens : finals);
-    EXPECT_EQ(r.runs, screen ? 5 : 25);
+    if (r.phase != MeasurePhase::Screen) {
+      finals.push_back(r);
+      continue;
+    }
+    ++screens;
+    EXPECT_EQ(r.runs, 5);
     EXPECT_EQ(r.warmup_runs, 3);
   }
   EXPECT_EQ(screens, s.configs.size());
-  EXPECT_EQ(finals, 8u);
+  // The 8 finalists in 5 passes of 5 runs, in the same turn each pass; the warm-up in the first.
+  ASSERT_EQ(finals.size(), 40u);
+  for (size_t k = 0; k < finals.size(); ++k) {
+    EXPECT_EQ(finals[k].runs, 5);
+    EXPECT_EQ(finals[k].warmup_runs, k < 8 ? 3 : 1);
+    EXPECT_EQ(finals[k].config, finals[k % 8].config);
+  }
   EXPECT_EQ(run.result.rounds, 2);
   EXPECT_EQ(run.result.best()->timing.runs, 25);
   EXPECT_TRUE(run.result.best()->finalist);
+}
+
+// A slow stretch of the GPU during the final round (a GPU warming up or power-capped): timed
+// one finalist after another, the stretch fell on whichever was timed in it; in interleaved
+// passes it takes a fifth of each one's runs. Here the first request of the final round runs
+// 30% slow: the fastest finalist, timed first, still wins.
+TEST(TuneSearch, ASlowStretchInTheFinalRoundDoesNotDecideTheWinner) {
+  const Scenario s(4096, 4096, 4096, Precision::TF32);
+  struct SlowFirstFinal : FakeBench {
+    using FakeBench::FakeBench;
+    BenchVerdict measure(const MeasureRequest& r) override {
+      slowdown = r.phase == MeasurePhase::Retime && retimes++ == 0 ? 1.3 : 1.0;
+      return FakeBench::measure(r);
+    }
+    int retimes = 0;
+  };
+  FakeClock clock;
+  SearchEnvironment env = s.environment(clock);
+  env.compile = testing::fake_compile(clock, 0.0);
+  env.make_bench = [&](const BenchSettings&) {
+    return std::unique_ptr<CandidateBench>(std::make_unique<SlowFirstFinal>(clock, s.kernels, 0.02, 0.0));
+  };
+  TuneSettings settings = exhaustive();
+  settings.jobs = 2;
+  const TuneResult result = run_tune_search(s.problem, env, settings);
+  ASSERT_NE(result.best(), nullptr);
+  // The runner-up is within 30%: timed all at once in the slow stretch, the fastest would lose.
+  const size_t fastest = s.fastest();
+  EXPECT_LT(s.ms(s.fastest({s.configs[fastest].name()})), 1.3 * s.ms(fastest));
+  EXPECT_EQ(static_cast<size_t>(result.winner), fastest);
+  EXPECT_EQ(result.best()->timing.runs, 25);
 }
 
 TEST(TuneSearch, ResultsKeepTheInputOrder) {
@@ -187,19 +228,28 @@ TEST(TuneSearch, BudgetedWithoutALimitFindsTheExhaustiveWinner) {
 TEST(TuneSearch, RoundOneTakesFewRunsAndLaterRoundsDoubleThemUpToTheFinal) {
   const Scenario s(4096, 4096, 4096, Precision::TF32);
   const SearchRun run(s, budgeted(0));
+  // The final round is the last 8 x 5 requests (5 passes of 5 runs); the halving rounds before
+  // it double their runs.
+  const size_t final_requests = 8 * 5;
+  ASSERT_GT(run.requests.size(), final_requests);
+  const size_t final_start = run.requests.size() - final_requests;
   std::vector<int> retime_runs;
-  for (const FakeBench::Request& r : run.requests) {
-    if (r.phase == MeasurePhase::Screen) {
+  for (size_t k = 0; k < run.requests.size(); ++k) {
+    const FakeBench::Request& r = run.requests[k];
+    if (k >= final_start) {
+      EXPECT_EQ(r.phase, MeasurePhase::Retime);
+      EXPECT_EQ(r.runs, 5);
+    } else if (r.phase == MeasurePhase::Screen) {
       EXPECT_EQ(r.runs, 2);
       EXPECT_EQ(r.warmup_runs, 1);
     } else if (retime_runs.empty() || retime_runs.back() != r.runs) {
       retime_runs.push_back(r.runs);
     }
   }
-  ASSERT_GE(retime_runs.size(), 2u);
-  for (size_t i = 1; i + 1 < retime_runs.size(); ++i) EXPECT_EQ(retime_runs[i], 2 * retime_runs[i - 1]);
+  ASSERT_GE(retime_runs.size(), 1u);
+  for (size_t i = 1; i < retime_runs.size(); ++i) EXPECT_EQ(retime_runs[i], 2 * retime_runs[i - 1]);
   EXPECT_EQ(retime_runs.front(), 4);
-  EXPECT_EQ(retime_runs.back(), 25);
+  EXPECT_LT(retime_runs.back(), 25);
   size_t finalists = 0;
   for (const CandidateMeasurement& m : run.result.candidates) {
     if (!m.finalist) continue;
