@@ -326,7 +326,8 @@ class SearchRun {
     const BenchVerdict v = bench_->measure(r);
     const double wall_s = budget_.now_s() - start_s;
     result_.times.measure_s += wall_s;
-    if (v.outcome == CandidateOutcome::Ok) budget_.record_measure(wall_s, launches_of(r), v.timing.median_ms);
+    if (v.outcome == CandidateOutcome::Ok)
+      budget_.record_measure(wall_s, launches_of(r), v.timing.median_ms, phase == MeasurePhase::Screen);
     return v;
   }
 
@@ -352,12 +353,19 @@ class SearchRun {
 
   // Seconds to time a candidate of this median with `runs` runs in a round: one request (one
   // warm-up run and the verification a fresh worker makes), or in the final round its passes
-  // (the warm-up in the first, one warm-up run in each other).
+  // (the warm-up in the first, one warm-up run in each other). These requests only time: they
+  // are charged the timing requests' overhead, learned apart from round 1's, which verify (on a
+  // large output that costs many times more). Charged a verification per request, the later
+  // rounds' reserve outgrew a 20 s budget after the first candidate of a 4096^3 fp32 problem,
+  // and the search timed 1 of 896 (H200).
   double run_cost_s(double median_ms, int runs) const {
-    if (runs < plan_.halving.timing_runs) return budget_.measure_cost_s(median_ms, 1 + 1 + runs);
+    const auto cost = [&](int launches) {
+      return budget_.retime_overhead_s() + launches * std::max(0.0, median_ms) / 1000;
+    };
+    if (runs < plan_.halving.timing_runs) return cost(1 + 1 + runs);
     const int per_pass = final_pass_runs(runs);
-    return budget_.measure_cost_s(median_ms, 1 + settings_.warmup_runs + per_pass) +
-           (kFinalPasses - 1) * budget_.measure_cost_s(median_ms, 1 + std::min(1, settings_.warmup_runs) + per_pass);
+    return cost(1 + settings_.warmup_runs + per_pass) +
+           (kFinalPasses - 1) * cost(1 + std::min(1, settings_.warmup_runs) + per_pass);
   }
   double screen_cost_s() const {
     return budget_.measure_cost_s(guess_median_ms(), 1 + plan_.first_warmup + plan_.halving.first_runs);

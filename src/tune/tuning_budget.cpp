@@ -20,12 +20,23 @@ double TuningBudget::remaining_s() const {
   return limited() ? budget_s_ - elapsed_s() : std::numeric_limits<double>::infinity();
 }
 
-void TuningBudget::record_measure(double wall_s, int launches, double median_ms) {
-  overheads_s_.push_back(std::max(0.0, wall_s - launches * std::max(0.0, median_ms) / 1000));
-  std::vector<double> sorted = overheads_s_;
-  const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
-  std::nth_element(sorted.begin(), middle, sorted.end());
-  overhead_s_ = *middle;
+namespace {
+double median_of(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+}  // namespace
+
+void TuningBudget::record_measure(double wall_s, int launches, double median_ms, bool verified) {
+  const double overhead = std::max(0.0, wall_s - launches * std::max(0.0, median_ms) / 1000);
+  if (verified) {
+    overheads_s_.push_back(overhead);
+    overhead_s_ = median_of(overheads_s_);
+  } else {
+    retimes_s_.push_back(overhead);
+    retime_s_ = median_of(retimes_s_);
+  }
 }
 
 double TuningBudget::measure_cost_s(double median_ms, int launches) const {

@@ -33,10 +33,16 @@ class TuningBudget {
   double remaining_s() const;  // may be negative once spent
 
   // A measurement made: `wall_s` it took, `launches` of `median_ms` each (0: none timed).
-  void record_measure(double wall_s, int launches, double median_ms);
-  // The overhead per request: the median of those recorded.
+  // `verified`: the request also verified the candidate against the float64 product (round 1's
+  // screening), which costs far more than a timing on large outputs; the two kinds are learned
+  // apart.
+  void record_measure(double wall_s, int launches, double median_ms, bool verified = true);
+  // The overhead per verifying request: the median of those recorded.
   double overhead_s() const noexcept { return overhead_s_; }
-  // What a request of `launches` launches at `median_ms` will take.
+  // The overhead per timing-only request: the median of those recorded (kDefaultOverheadS
+  // until one was: not the verifying requests', which on a large output cost many times more).
+  double retime_overhead_s() const noexcept { return retime_s_; }
+  // What a verifying request of `launches` launches at `median_ms` will take.
   double measure_cost_s(double median_ms, int launches) const;
 
  private:
@@ -45,6 +51,8 @@ class TuningBudget {
   double start_s_;
   std::vector<double> overheads_s_;
   double overhead_s_ = kDefaultOverheadS;
+  std::vector<double> retimes_s_;
+  double retime_s_ = kDefaultOverheadS;
 };
 
 }  // namespace jitgemm

@@ -205,6 +205,13 @@ TEST(TuningBudget, CountsFromItsStartAndLearnsTheOverhead) {
   budget.record_measure(0.025, 5, 1.0);   // 20 ms
   EXPECT_NEAR(budget.overhead_s(), 0.020, 1e-12);  // the median
   EXPECT_NEAR(budget.measure_cost_s(2.0, 30), 0.020 + 0.060, 1e-12);
+  // Timing-only requests are learned apart from the verifying ones above.
+  EXPECT_DOUBLE_EQ(budget.retime_overhead_s(), TuningBudget::kDefaultOverheadS);
+  budget.record_measure(0.015, 10, 1.0, false);  // 5 ms
+  budget.record_measure(0.012, 10, 1.0, false);  // 2 ms
+  budget.record_measure(0.900, 10, 1.0, false);  // an outlier
+  EXPECT_NEAR(budget.retime_overhead_s(), 0.005, 1e-12);
+  EXPECT_NEAR(budget.overhead_s(), 0.020, 1e-12);
   TuningBudget none(0, [&] { return now; });
   EXPECT_FALSE(none.limited());
   EXPECT_TRUE(std::isinf(none.remaining_s()));

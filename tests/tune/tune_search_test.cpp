@@ -200,6 +200,40 @@ TEST(TuneSearch, ASlowStretchInTheFinalRoundDoesNotDecideTheWinner) {
   EXPECT_EQ(result.best()->timing.runs, 25);
 }
 
+// Round 1's requests verify each candidate against the float64 product, which on a large
+// output costs far more than a timing request (here 0.8 s against 20 ms). Charged at that
+// rate for each of the final round's passes, the reserve for the final round (8 finalists x 5
+// passes) outgrew a 20 s budget and the search screened one candidate and stopped (an H200
+// cold tune of 4096^3 fp32: 1 of 896 timed, the rest over budget, after 3 s). Timing requests
+// are learned apart: the search screens many and still ends within the budget.
+TEST(TuneSearch, AnExpensiveVerificationDoesNotStarveRoundOne) {
+  const Scenario s(4096, 4096, 4096, Precision::TF32x3);
+  struct SlowVerification : FakeBench {
+    SlowVerification(FakeClock& c, std::map<std::string, FakeKernel> kernels)
+        : FakeBench(c, std::move(kernels), 0.02, 0.0), clock(c) {}
+    BenchVerdict measure(const MeasureRequest& r) override {
+      if (r.phase == MeasurePhase::Screen) clock.advance(0.78);
+      return FakeBench::measure(r);
+    }
+    FakeClock& clock;
+  };
+  FakeClock clock;
+  SearchEnvironment env = s.environment(clock);
+  env.compile = testing::fake_compile(clock, 0.0);
+  env.make_bench = [&](const BenchSettings&) {
+    return std::unique_ptr<CandidateBench>(std::make_unique<SlowVerification>(clock, s.kernels));
+  };
+  TuneSettings settings = budgeted(20);
+  settings.jobs = 2;
+  const TuneResult result = run_tune_search(s.problem, env, settings);
+  ASSERT_NE(result.best(), nullptr);
+  const auto screened = std::count_if(result.candidates.begin(), result.candidates.end(),
+                                      [](const CandidateMeasurement& m) { return m.outcome == CandidateOutcome::Ok; });
+  EXPECT_GE(screened, 10);
+  EXPECT_LE(result.times.total_s, 20.0 + 1.0);
+  EXPECT_GT(result.rounds, 1);
+}
+
 TEST(TuneSearch, ResultsKeepTheInputOrder) {
   const Scenario s(2048, 4096, 8192, Precision::TF32);
   const SearchRun run(s, budgeted(0));
