@@ -25,6 +25,7 @@ constexpr double kPollS = 0.05;           // round 1 re-checks the budget this o
 constexpr double kMinWatchdogMs = 2000;   // a worker gives up on a request after max(this, 20x ...)
 constexpr double kWatchdogFactor = 20;    // ... the time its launches take at the best median so far
 constexpr double kGuessFactor = 1.5;      // before any candidate passed: cuBLAS's median times this
+constexpr size_t kScreenedBeforeStopping = 3;  // round 1 screens at least this many before it may stop compiles
 
 // The final round times its finalists in passes, each pass a share of the runs of every finalist
 // in turn (A B C, A B C, ...), and pools each one's samples: a stretch where the GPU runs slow
@@ -161,6 +162,7 @@ class SearchRun {
         queue.stop_starting();
         stopped = true;
         compiles_stopped_s_ = budget_.elapsed_s();
+        stop_reason_ = compile_stop_reason(queue);
       }
       if (const std::optional<size_t> i = queue.next(kPollS)) {
         take(*i, queue.candidate(*i), total);
@@ -214,8 +216,8 @@ class SearchRun {
       m.outcome = CandidateOutcome::OverBudget;
       m.detail = queue.started(order[rank])
                      ? std::string("compiled, not timed")
-                     : fmt::format("not compiled: the {:g} s budget stopped compiles after {:.1f} s (rank {} of {})",
-                                   plan_.budget_s, compiles_stopped_s_, rank + 1, order.size());
+                     : fmt::format("not compiled: the {:g} s budget stopped compiles after {:.1f} s (rank {} of {}; {})",
+                                   plan_.budget_s, compiles_stopped_s_, rank + 1, order.size(), stop_reason_);
     }
   }
 
@@ -391,7 +393,8 @@ class SearchRun {
   // Stop starting compiles when what is under way and waiting (a compile's time, then timing
   // what it brings) and the later rounds would use up the budget; never before one passed.
   bool should_stop_compiling(const CompileQueue& queue) const {
-    if (!budget_.limited() || contenders_.empty()) return false;
+    // Not on the first screenings' costs alone: the first pays the worker's one-time costs.
+    if (!budget_.limited() || contenders_.empty() || screened_ < kScreenedBeforeStopping) return false;
     for (size_t i : assured_)
       if (!queue.started(i)) return false;  // they come first in the order: a few more compiles at most
     const CompileQueueStats s = queue.stats();
@@ -399,6 +402,15 @@ class SearchRun {
         s.kernels > 0 ? static_cast<double>(order_size_) / static_cast<double>(s.kernels) : 1.0;
     const double waiting = static_cast<double>(s.ready) + static_cast<double>(s.in_flight) * configs_per_kernel;
     return !affordable(s.mean_compile_s + waiting * screen_cost_s());
+  }
+
+  // The estimates that stopped the compiles, for the outcomes of those never started.
+  std::string compile_stop_reason(const CompileQueue& queue) const {
+    const CompileQueueStats s = queue.stats();
+    return fmt::format("{} configs compiled and {} kernels compiling to screen at {:.3f} s a candidate, {:.2f} s kept for "
+                       "the later rounds ({} contenders, {:.3f} s per timing request, {:.3f} s per verifying one)",
+                       s.ready, s.in_flight, screen_cost_s(), reserve_s(), contenders_.size(),
+                       budget_.retime_overhead_s(), budget_.overhead_s());
   }
 
   const SearchEnvironment& env_;
@@ -415,6 +427,7 @@ class SearchRun {
   size_t order_size_ = 0;                     // candidates not pruned
   size_t screened_ = 0;
   double compiles_stopped_s_ = 0;
+  std::string stop_reason_;
 };
 
 }  // namespace

@@ -37,7 +37,8 @@ class TuningBudget {
   // screening), which costs far more than a timing on large outputs; the two kinds are learned
   // apart.
   void record_measure(double wall_s, int launches, double median_ms, bool verified = true);
-  // The overhead per verifying request: the median of those recorded.
+  // The overhead per verifying request: the median of those recorded after the first (which
+  // pays the worker's one-time costs), or the first while it is the only one.
   double overhead_s() const noexcept { return overhead_s_; }
   // The overhead per timing-only request: the median of those recorded (kDefaultOverheadS
   // until one was: not the verifying requests', which on a large output cost many times more).

@@ -200,7 +200,10 @@ TEST(TuningBudget, CountsFromItsStartAndLearnsTheOverhead) {
   EXPECT_DOUBLE_EQ(budget.elapsed_s(), 12.5);
   EXPECT_DOUBLE_EQ(budget.remaining_s(), 7.5);
   EXPECT_DOUBLE_EQ(budget.overhead_s(), TuningBudget::kDefaultOverheadS);
+  budget.record_measure(0.860, 10, 1.0);  // the worker's first request: its one-time costs
+  EXPECT_NEAR(budget.overhead_s(), 0.850, 1e-12);  // while it is the only one
   budget.record_measure(0.030, 10, 1.0);  // 10 ms of launches: 20 ms overhead
+  EXPECT_NEAR(budget.overhead_s(), 0.020, 1e-12);  // the first is left out once others came
   budget.record_measure(0.500, 0, 0);     // a worker restart: an outlier
   budget.record_measure(0.025, 5, 1.0);   // 20 ms
   EXPECT_NEAR(budget.overhead_s(), 0.020, 1e-12);  // the median
