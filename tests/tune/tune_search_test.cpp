@@ -200,6 +200,26 @@ TEST(TuneSearch, ASlowStretchInTheFinalRoundDoesNotDecideTheWinner) {
   EXPECT_EQ(result.best()->timing.runs, 25);
 }
 
+// A budgeted search of 20 s over s's candidates with `jobs` compiles at once, measured by a
+// Bench(clock, kernels).
+template <typename Bench>
+TuneResult search_in_20_s(const Scenario& s, FakeClock& clock, CompileKernel compile, int jobs) {
+  SearchEnvironment env = s.environment(clock);
+  env.compile = std::move(compile);
+  env.make_bench = [&](const BenchSettings&) {
+    return std::unique_ptr<CandidateBench>(std::make_unique<Bench>(clock, s.kernels));
+  };
+  TuneSettings settings = budgeted(20);
+  settings.jobs = jobs;
+  return run_tune_search(s.problem, env, settings);
+}
+
+// The candidates a search verified and timed.
+size_t timed(const TuneResult& r) {
+  return static_cast<size_t>(std::count_if(r.candidates.begin(), r.candidates.end(),
+                                           [](const CandidateMeasurement& m) { return m.outcome == CandidateOutcome::Ok; }));
+}
+
 // Round 1's requests verify each candidate against the float64 product, which on a large
 // output costs far more than a timing request (here 0.8 s against 20 ms). Charged at that
 // rate for each of the final round's passes, the reserve for the final round (8 finalists x 5
@@ -218,18 +238,9 @@ TEST(TuneSearch, AnExpensiveVerificationDoesNotStarveRoundOne) {
     FakeClock& clock;
   };
   FakeClock clock;
-  SearchEnvironment env = s.environment(clock);
-  env.compile = testing::fake_compile(clock, 0.0);
-  env.make_bench = [&](const BenchSettings&) {
-    return std::unique_ptr<CandidateBench>(std::make_unique<SlowVerification>(clock, s.kernels));
-  };
-  TuneSettings settings = budgeted(20);
-  settings.jobs = 2;
-  const TuneResult result = run_tune_search(s.problem, env, settings);
+  const TuneResult result = search_in_20_s<SlowVerification>(s, clock, testing::fake_compile(clock, 0.0), 2);
   ASSERT_NE(result.best(), nullptr);
-  const auto screened = std::count_if(result.candidates.begin(), result.candidates.end(),
-                                      [](const CandidateMeasurement& m) { return m.outcome == CandidateOutcome::Ok; });
-  EXPECT_GE(screened, 10);
+  EXPECT_GE(timed(result), 10u);
   EXPECT_LE(result.times.total_s, 20.0 + 1.0);
   EXPECT_GT(result.rounds, 1);
 }
@@ -251,22 +262,14 @@ TEST(TuneSearch, TheWorkersFirstRequestDoesNotStopTheCompiles) {
     FakeClock& clock;
   };
   FakeClock clock;
-  SearchEnvironment env = s.environment(clock);
   // Sixteen compiles under way when the first screening ends (each takes 20 ms of real time).
-  env.compile = [compile = testing::fake_compile(clock, 0.01)](const RenderedKernel& kernel) {
+  CompileKernel compile = [fake = testing::fake_compile(clock, 0.01)](const RenderedKernel& kernel) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    return compile(kernel);
+    return fake(kernel);
   };
-  env.make_bench = [&](const BenchSettings&) {
-    return std::unique_ptr<CandidateBench>(std::make_unique<SlowFirstRequest>(clock, s.kernels));
-  };
-  TuneSettings settings = budgeted(20);
-  settings.jobs = 16;
-  const TuneResult result = run_tune_search(s.problem, env, settings);
+  const TuneResult result = search_in_20_s<SlowFirstRequest>(s, clock, std::move(compile), 16);
   ASSERT_NE(result.best(), nullptr);
-  const auto screened = std::count_if(result.candidates.begin(), result.candidates.end(),
-                                      [](const CandidateMeasurement& m) { return m.outcome == CandidateOutcome::Ok; });
-  EXPECT_GE(screened, 200);  // 76 before: those compiled and compiling when the first one ended
+  EXPECT_GE(timed(result), 200u);  // 76 before: those compiled and compiling when the first one ended
   EXPECT_LE(result.times.total_s, 20.0 + 1.0);
 }
 
