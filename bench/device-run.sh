@@ -13,6 +13,8 @@
 # and NT rows), jitgemm's kernel and cuBLAS's side by side; details in profile.txt, the
 # SASS of jitgemm's kernels in profile.sass (both in $OUT/logs.tgz). PROFILE_KERNELS is a regular expression of
 # kernel names (without "regex:"; "." takes every kernel, the pre-passes and the bench's own).
+# PROFILE_EXTRA adds ncu arguments, e.g. "--section SourceCounters" (excess shared wavefronts, the
+# warp stall samples; the bank-conflict metrics above count more than excess wavefronts on Hopper).
 # ab: the bench rows matching AB_ROWS (default: every fp32 row) under the kernel templates in
 # AB_TEMPLATES (a directory, e.g. `git archive <rev> kernel_templates | tar -x -C .scratch/base`
 # here and carry .scratch) and then under this tree's, the same records, in one call: a template
@@ -129,7 +131,7 @@ if only profile; then
     --launch-skip ${PROFILE_SKIP:-4} --launch-count ${PROFILE_COUNT:-4} \
     --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
     --section WarpStateStats --section SchedulerStats --section InstructionStats --section LaunchStats \
-    --section Occupancy --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed.sum,smsp__inst_executed_op_ldgsts.sum,'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
+    --section Occupancy ${PROFILE_EXTRA:-} --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_pipe_fma.sum,smsp__inst_executed.sum,smsp__inst_executed_op_ldgsts.sum,'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
     build/jitgemm-bench --benchmark_filter="$rows" >"$out/profile.txt" 2>&1 || status=1
   # The SASS of the jitgemm kernels those rows ran (compiled afresh, so dumped): instruction mix.
   # All of it goes to one file, profile.sass (the device tool returns at most 8 files).
@@ -145,7 +147,7 @@ if only profile; then
       { echo "==== $n"; cat "$d/$n.sass"; } >> "$out/profile.sass" &&
       echo "$n: $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9_]+' "$d/$n.sass" | awk '{print $2}' | sort | uniq -c | sort -rn | head -14 | awk '{printf "%s %s, ", $2, $1}')"
   done
-  grep -E "^  [a-zA-Z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Registers Per|Achieved Occupancy|issue_stalled|bank_conflicts|inst_executed|Block Size|Shared Memory Configuration Size|L1/TEX Hit|Memory Throughput" "$out/profile.txt" | grep -vE "issue_stalled.* 0(\.0[0-9]*)?$" | head -160
+  grep -E "^  [a-zA-Z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Registers Per|Achieved Occupancy|issue_stalled|bank_conflicts|inst_executed|Block Size|Shared Memory Configuration Size|L1/TEX Hit|Memory Throughput|Wavefronts Shared|Stall Sampling \(All" "$out/profile.txt" | grep -vE "issue_stalled.* 0(\.0[0-9]*)?$" | head -160
 fi
 if only ab; then
   base="${AB_TEMPLATES:?ab needs AB_TEMPLATES, a directory of kernel templates to compare with}"
