@@ -391,7 +391,8 @@ class SearchRun {
   }
 
   // Stop starting compiles when what is under way and waiting (a compile's time, then timing
-  // what it brings) and the later rounds would use up the budget; never before one passed.
+  // what it brings) and the later rounds would use up the budget; never before one passed and
+  // kScreenedBeforeStopping were screened.
   bool should_stop_compiling(const CompileQueue& queue) const {
     // Not on the first screenings' costs alone: the first pays the worker's one-time costs.
     if (!budget_.limited() || contenders_.empty() || screened_ < kScreenedBeforeStopping) return false;
