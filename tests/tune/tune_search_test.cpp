@@ -169,6 +169,19 @@ TEST(TuneSearch, ExhaustiveTimesEveryCandidateAndTheFastestVerifiedWins) {
   EXPECT_TRUE(run.result.best()->finalist);
 }
 
+// A search over s's candidates with these settings and `jobs` compiles at once, measured by a
+// Bench(clock, kernels).
+template <typename Bench>
+TuneResult search_with(const Scenario& s, FakeClock& clock, CompileKernel compile, TuneSettings settings, int jobs) {
+  SearchEnvironment env = s.environment(clock);
+  env.compile = std::move(compile);
+  env.make_bench = [&](const BenchSettings&) {
+    return std::unique_ptr<CandidateBench>(std::make_unique<Bench>(clock, s.kernels));
+  };
+  settings.jobs = jobs;
+  return run_tune_search(s.problem, env, settings);
+}
+
 // A slow stretch of the GPU during the final round (a GPU warming up or power-capped): timed
 // one finalist after another, the stretch fell on whichever was timed in it; in interleaved
 // passes it takes a fifth of each one's runs. Here the first request of the final round runs
@@ -176,7 +189,8 @@ TEST(TuneSearch, ExhaustiveTimesEveryCandidateAndTheFastestVerifiedWins) {
 TEST(TuneSearch, ASlowStretchInTheFinalRoundDoesNotDecideTheWinner) {
   const Scenario s(4096, 4096, 4096, Precision::TF32);
   struct SlowFirstFinal : FakeBench {
-    using FakeBench::FakeBench;
+    SlowFirstFinal(FakeClock& c, std::map<std::string, FakeKernel> kernels)
+        : FakeBench(c, std::move(kernels), 0.02, 0.0) {}
     BenchVerdict measure(const MeasureRequest& r) override {
       slowdown = r.phase == MeasurePhase::Retime && retimes++ == 0 ? 1.3 : 1.0;
       return FakeBench::measure(r);
@@ -184,14 +198,8 @@ TEST(TuneSearch, ASlowStretchInTheFinalRoundDoesNotDecideTheWinner) {
     int retimes = 0;
   };
   FakeClock clock;
-  SearchEnvironment env = s.environment(clock);
-  env.compile = testing::fake_compile(clock, 0.0);
-  env.make_bench = [&](const BenchSettings&) {
-    return std::unique_ptr<CandidateBench>(std::make_unique<SlowFirstFinal>(clock, s.kernels, 0.02, 0.0));
-  };
-  TuneSettings settings = exhaustive();
-  settings.jobs = 2;
-  const TuneResult result = run_tune_search(s.problem, env, settings);
+  const TuneResult result =
+      search_with<SlowFirstFinal>(s, clock, testing::fake_compile(clock, 0.0), exhaustive(), 2);
   ASSERT_NE(result.best(), nullptr);
   // The runner-up is within 30%: timed all at once in the slow stretch, the fastest would lose.
   const size_t fastest = s.fastest();
@@ -200,24 +208,10 @@ TEST(TuneSearch, ASlowStretchInTheFinalRoundDoesNotDecideTheWinner) {
   EXPECT_EQ(result.best()->timing.runs, 25);
 }
 
-// A budgeted search of 20 s over s's candidates with `jobs` compiles at once, measured by a
-// Bench(clock, kernels).
-template <typename Bench>
-TuneResult search_in_20_s(const Scenario& s, FakeClock& clock, CompileKernel compile, int jobs) {
-  SearchEnvironment env = s.environment(clock);
-  env.compile = std::move(compile);
-  env.make_bench = [&](const BenchSettings&) {
-    return std::unique_ptr<CandidateBench>(std::make_unique<Bench>(clock, s.kernels));
-  };
-  TuneSettings settings = budgeted(20);
-  settings.jobs = jobs;
-  return run_tune_search(s.problem, env, settings);
-}
-
 // The candidates a search verified and timed.
 size_t timed(const TuneResult& r) {
-  return static_cast<size_t>(std::count_if(r.candidates.begin(), r.candidates.end(),
-                                           [](const CandidateMeasurement& m) { return m.outcome == CandidateOutcome::Ok; }));
+  const auto ok = [](const CandidateMeasurement& m) { return m.outcome == CandidateOutcome::Ok; };
+  return static_cast<size_t>(std::count_if(r.candidates.begin(), r.candidates.end(), ok));
 }
 
 // Round 1's requests verify each candidate against the float64 product, which on a large
@@ -238,7 +232,7 @@ TEST(TuneSearch, AnExpensiveVerificationDoesNotStarveRoundOne) {
     FakeClock& clock;
   };
   FakeClock clock;
-  const TuneResult result = search_in_20_s<SlowVerification>(s, clock, testing::fake_compile(clock, 0.0), 2);
+  const TuneResult result = search_with<SlowVerification>(s, clock, testing::fake_compile(clock, 0.0), budgeted(20), 2);
   ASSERT_NE(result.best(), nullptr);
   EXPECT_GE(timed(result), 10u);
   EXPECT_LE(result.times.total_s, 20.0 + 1.0);
@@ -267,7 +261,7 @@ TEST(TuneSearch, TheWorkersFirstRequestDoesNotStopTheCompiles) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     return fake(kernel);
   };
-  const TuneResult result = search_in_20_s<SlowFirstRequest>(s, clock, std::move(compile), 16);
+  const TuneResult result = search_with<SlowFirstRequest>(s, clock, std::move(compile), budgeted(20), 16);
   ASSERT_NE(result.best(), nullptr);
   EXPECT_GE(timed(result), 200u);  // 76 before: those compiled and compiling when the first one ended
   EXPECT_LE(result.times.total_s, 20.0 + 1.0);
