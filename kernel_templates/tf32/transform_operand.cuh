@@ -16,27 +16,30 @@
 //
 // Not self-standing: wgmma_gemm.cu includes it after its constants and the ring.
 //
-// Per stage: the producer's TMA completes full[s]; the transform warps wait for it, write the
-// planes, fence them to the async proxy, vote on whether B held inf or NaN (the tf32x3 NaN
-// rule, which the pre-pass flag covers otherwise) and one of them arrives on ready[s]
-// (SHARED_ROUND: the consumers round a share too, and every rounding warp arrives). The
-// consumers wait for full[s] (their raw A) and ready[s]. The slot is reused only after the
-// consumers released it, so the planes of a stage are never written while wgmma reads them.
+// Per stage: the producer's TMA completes full[s]; each transform warp waits for it, writes its
+// share of the planes, fences them to the async proxy, records in its byte of the stage's flag
+// word whether its share of B held inf or NaN (the tf32x3 NaN rule, which the pre-pass flag
+// covers otherwise) and arrives on ready[s] (SHARED_ROUND: the consumer warps round a share too
+// and arrive as well). The warps never wait for each other, so one that finished its share runs
+// ahead into the next stage. The consumers wait for full[s] (their raw A) and ready[s]. The slot
+// is reused only after the consumers released it, so the planes of a stage are never written
+// while wgmma reads them.
 #pragma once
 
 #include "tf32/operand_triangle.cuh"
 
 constexpr int TRANSFORM_THREADS = 96;       // warps 1..3 of the producer warpgroup
-constexpr unsigned TRANSFORM_BARRIER = 5;   // named barrier (1..2: the consumers' votes)
+constexpr int TRANSFORM_WARPS = TRANSFORM_THREADS / 32;
 constexpr int RAW_B_BOXES = BLOCK_N / 32;   // 32-column boxes of the raw B tile
 constexpr int TRANSFORM_PIECES = BLOCK_N * BLOCK_K / 16;  // 4 x 4 pieces per stage
+constexpr int PIECE_ROUNDS = TRANSFORM_PIECES / 32;        // a warp's round: 32 consecutive pieces
 // tf32 with B_K_MAJOR (no triangle): rounding in place is the whole of B's work, and three
 // warps alone are the kernel's limit on huge K (the consumers waited for them most of the
 // time). The consumer warps round a share of each stage too, before they read their A: every
 // rounding warp arrives on ready[s] once its share is written.
 constexpr bool SHARED_ROUND = TRANSFORM_B && B_K_MAJOR && !TF32X3 && B_KEEP == 0;
 constexpr int ROUND_THREADS = SHARED_ROUND ? TRANSFORM_THREADS + 128 * CONSUMERS : TRANSFORM_THREADS;
-constexpr int READY_ARRIVALS = SHARED_ROUND ? ROUND_THREADS / 32 : 1;  // on ready[s], per stage
+constexpr int READY_ARRIVALS = ROUND_THREADS / 32;  // on ready[s], per stage: every rounding warp
 
 static_assert(!TRANSFORM_B || (A_IN_REGISTERS && !CONVERT_B && CLUSTER == 1),
               "TRANSFORM_B: A in registers, B neither converted in global memory nor shared by a CTA pair");
@@ -140,18 +143,18 @@ __device__ __forceinline__ bool transform_piece(unsigned stage, const PiecePlace
   return nonfinite;
 }
 
-// The stage's pieces, spread over the transform threads (ct = 0 .. TRANSFORM_THREADS-1, a
-// multiple of 8, so the groups of eight stay aligned).
-constexpr int TRANSFORM_ROUNDS = (TRANSFORM_PIECES + TRANSFORM_THREADS - 1) / TRANSFORM_THREADS;
-__device__ __forceinline__ bool transform_stage(unsigned stage, int ct, int n0, int k0) {
+// This warp's share of the stage's pieces: the stage's PIECE_ROUNDS rounds (lane l of round r
+// takes piece 32 r + l, so the groups of eight stay aligned) are dealt to the transform warps in
+// turn, starting at round `turn` (0 .. TRANSFORM_WARPS-1), which moves on by one every stage.
+// PIECE_ROUNDS is rarely a multiple of TRANSFORM_WARPS (8 rounds at 128 x 32 tiles: shares of
+// 3, 3, 2); over TRANSFORM_WARPS consecutive stages every warp gets the same work.
+static_assert(TRANSFORM_PIECES % 32 == 0, "whole rounds of 32 pieces");
+__device__ __forceinline__ bool transform_stage(unsigned stage, int turn, int lane, int n0, int k0) {
   const bool masked = stage_masked(n0, k0);
   bool nonfinite = false;
 #pragma unroll 1
-  for (int round = 0; round < TRANSFORM_ROUNDS; ++round) {
-    const unsigned piece = ct + round * TRANSFORM_THREADS;
-    if (TRANSFORM_PIECES % TRANSFORM_THREADS != 0 && piece >= TRANSFORM_PIECES) break;
-    nonfinite |= transform_piece(stage, place_of(piece), masked, n0, k0);
-  }
+  for (int round = turn; round < PIECE_ROUNDS; round += TRANSFORM_WARPS)
+    nonfinite |= transform_piece(stage, place_of(32 * round + lane), masked, n0, k0);
   return nonfinite;
 }
 
@@ -204,35 +207,45 @@ __device__ __forceinline__ bool round_stage(unsigned stage, int rt, int n0, int 
   return nonfinite;
 }
 
-// SHARED_ROUND: a rounding warp's share of a stage is written; each lane fences its stores to
-// the async proxy (wgmma reads them), and once all have, lane 0 arrives on ready[s].
+// A rounding warp's share of a stage is written; each lane fences its stores to the async proxy
+// (wgmma reads them), and once all have, lane 0 arrives on ready[s].
 __device__ __forceinline__ void arrive_rounded(unsigned ready) {
   fence_proxy_async_shared();
   __syncwarp();
   if (threadIdx.x % 32 == 0) mbarrier_arrive(ready);
 }
 
+// tf32x3: the same, and before it lane 0 sets this warp's byte of the stage's flag word (the
+// consumers read the word whole: non-zero when any share held inf or NaN).
+__device__ __forceinline__ void arrive_split(unsigned ready, unsigned flags, int warp, bool nonfinite) {
+  fence_proxy_async_shared();
+  const bool any = __any_sync(0xffffffffu, nonfinite);
+  __syncwarp();
+  if (threadIdx.x % 32 == 0) {
+    asm volatile("st.shared.u8 [%0], %1;\n" ::"r"(flags + warp), "r"(any ? 1u : 0u) : "memory");
+    mbarrier_arrive(ready);
+  }
+}
+
 // The transform warps' loop: every stage the producer fills, in the same order.
 __device__ __forceinline__ void transform_b(const SharedRing& ring_smem, const TileSchedule& s) {
-  const int ct = threadIdx.x - 32;
+  const int ct = threadIdx.x - 32, warp = ct / 32, lane = ct % 32;
   Ring ring;
+  int turn = warp;  // (warp + stages done) % TRANSFORM_WARPS: where this warp's share starts
   for_each_stage(s, [&](TileCoord tile, int k0) {
     mbarrier_wait(ring_smem.full(ring.stage), ring.phase);
     const unsigned stage = ring_smem.stage_addr(ring.stage);
-    if constexpr (SHARED_ROUND) {  // no vote: nothing reads one in tf32 mode
+    if constexpr (SHARED_ROUND) {  // no flag: nothing reads one in tf32 mode
       round_stage(stage, ct, tile.n0, k0);
       arrive_rounded(ring_smem.ready(ring.stage));
-      ring.advance();
-      return;
+    } else {
+      const bool nonfinite = B_K_MAJOR ? round_stage(stage, ct, tile.n0, k0) : transform_stage(stage, turn, lane, tile.n0, k0);
+      if constexpr (TF32X3)
+        arrive_split(ring_smem.ready(ring.stage), ring_smem.b_nonfinite(ring.stage), warp, nonfinite);
+      else
+        arrive_rounded(ring_smem.ready(ring.stage));
     }
-    const bool nonfinite = B_K_MAJOR ? round_stage(stage, ct, tile.n0, k0) : transform_stage(stage, ct, tile.n0, k0);
-    fence_proxy_async_shared();  // the planes, for wgmma
-    // The vote also orders every thread's stores before thread 0's arrival (release).
-    const bool any = barrier_any(TRANSFORM_BARRIER, TRANSFORM_THREADS, nonfinite);
-    if (ct == 0) {
-      sts_u32(ring_smem.b_nonfinite(ring.stage), any ? 1u : 0u);
-      mbarrier_arrive(ring_smem.ready(ring.stage));
-    }
+    turn = turn + 1 == TRANSFORM_WARPS ? 0 : turn + 1;
     ring.advance();
   });
 }

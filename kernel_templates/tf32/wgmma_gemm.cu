@@ -112,7 +112,7 @@ constexpr int TMA_STAGE_BYTES = TRANSFORM_B ? A_TILE_BYTES + B_TILE_BYTES : STAG
 constexpr int SMEM_ALIGN = 1024;                     // 128-byte swizzle atom
 // CONVERT_B: a 64 x 68-float staging tile and the claimed unit (tf32/convert_operand.cuh).
 constexpr int CONVERT_SMEM_BYTES = CONVERT_B ? 64 * 68 * 4 + 16 : 0;
-// Barriers full[], empty[], with TRANSFORM_B also ready[] and a word per stage (B held inf or NaN).
+// Barriers full[], empty[], with TRANSFORM_B also ready[] and a flag word per stage (B held inf or NaN).
 constexpr int BARRIER_BYTES = (TRANSFORM_B ? 4 : 2) * STAGES * 8;
 constexpr int SMEM_TOTAL = SMEM_ALIGN + STAGES * STAGE_BYTES + BARRIER_BYTES + CONVERT_SMEM_BYTES;
 
@@ -224,7 +224,8 @@ struct SharedRing {
   __device__ __forceinline__ unsigned stage_addr(int s) const { return base + s * STAGE_BYTES; }
   __device__ __forceinline__ unsigned full(int s) const { return base + STAGES * STAGE_BYTES + 8 * s; }
   __device__ __forceinline__ unsigned empty(int s) const { return full(STAGES + s); }
-  // TRANSFORM_B: the stage's B planes are written; then whether its B held inf or NaN.
+  // TRANSFORM_B: the stage's B planes are written; then whether its B held inf or NaN (a byte per
+  // transform warp, tf32/transform_operand.cuh; non-zero when any did).
   __device__ __forceinline__ unsigned ready(int s) const { return full(2 * STAGES + s); }
   __device__ __forceinline__ unsigned b_nonfinite(int s) const { return full(3 * STAGES + s); }
   // What the consumers wait for before reading stage s.
@@ -497,7 +498,10 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
     for (int s = 0; s < STAGES; ++s) {
       mbarrier_init(ring_smem.full(s), 1);               // the producer's expect_tx arrival
       mbarrier_init(ring_smem.empty(s), 4 * CONSUMERS * CLUSTER);  // per consumer warp of the cluster
-      if constexpr (TRANSFORM_B) mbarrier_init(ring_smem.ready(s), READY_ARRIVALS);  // vote; SHARED_ROUND: each rounding warp
+      if constexpr (TRANSFORM_B) {
+        mbarrier_init(ring_smem.ready(s), READY_ARRIVALS);  // each rounding warp
+        sts_u32(ring_smem.b_nonfinite(s), 0u);               // the byte no warp writes stays 0
+      }
     }
     mbarrier_fence_init();
     for (int p = 0; p < PLANES; ++p) tma_prefetch_map(maps.a[p]), tma_prefetch_map(maps.b[p]);
