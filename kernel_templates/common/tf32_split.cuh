@@ -75,6 +75,20 @@ __device__ __forceinline__ Tf32Pair tf32_split(float x) {
   return {big, tf32_round(x - big)};
 }
 
+// The same split of a finite x as the tensor cores will read it, for operands that only a tf32
+// mma reads: in three instructions (ROUND_BIG: four) instead of the dozen of the NaN-safe one.
+// The small part is left unmasked as in tf32_round_for_mma (x - big is exact, and far from
+// FLT_MAX). Callers make sure that x is finite (inf and NaN take tf32_split).
+// Which big part: a·b ≈ aS·bB + aB·bS + aB·bB drops aS·bS. With both big parts truncated, aS and
+// bS carry the signs of a and b, so the dropped term has the sign of a·b in every product and
+// its error adds up over K (H200, largeK: 1.7e-7 against 9.6e-8 with one operand rounded). So
+// at least one operand of a product rounds its big part.
+template <bool ROUND_BIG>
+__device__ __forceinline__ Tf32Pair tf32_split_finite_for_mma(float x) {
+  const float big = ROUND_BIG ? tf32_round_not_nan(x) : __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+  return {big, __uint_as_float(__float_as_uint(x - big) + 0x1000u)};
+}
+
 // NaN -> 0, everything else unchanged: the inf rule of kernel-design.md section 1, applied to
 // the small-product partial sum (0·inf from a finite operand's zero small part times an
 // infinite big part must not poison a product whose big part carries the inf).

@@ -62,12 +62,44 @@ __device__ __forceinline__ Tf32Pair split_a(float x) {
   return {A_ROUND ? tf32_round_for_mma(x) : tf32_truncate(x), 0.0f};
 }
 
-// Fragment r of k8 step i of f from the raw value x: rounded or split, and counted in the vote.
-__device__ __forceinline__ void put_fragment(AFragments& f, int i, int r, float x) {
-  const Tf32Pair p = split_a(x);
-  f.big[i][r] = p.big;
-  if constexpr (TF32X3) f.small[i][r] = p.small;
-  f.nonfinite |= !isfinite(x);
+// Fragment r of k8 step i of f: the raw value x, for split_fragments.
+__device__ __forceinline__ void put_fragment(AFragments& f, int i, int r, float x) { f.big[i][r] = x; }
+
+// The raw values in f.big rounded (tf32) or split (tf32x3) in place. tf32x3: a thread whose
+// values are all finite (the common case; four interleaved probes tell) takes the split as the
+// tensor cores read it, three or four instructions a value, the others the NaN-safe one.
+__device__ __forceinline__ void split_fragments(AFragments& f) {
+  if constexpr (!TF32X3) {
+#pragma unroll
+    for (int i = 0; i < FRAG_STEPS; ++i)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) f.big[i][r] = split_a(f.big[i][r]).big;
+    f.nonfinite = false;  // read by tf32x3 only
+    return;
+  }
+  float probe[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+  for (int i = 0; i < FRAG_STEPS; ++i)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) probe[r] = fold_nonfinite(probe[r], f.big[i][r]);
+  f.nonfinite = probe_nonfinite(probe[0] + probe[1] + probe[2] + probe[3]);
+  if (!f.nonfinite) {
+#pragma unroll
+    for (int i = 0; i < FRAG_STEPS; ++i)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const Tf32Pair p = tf32_split_finite_for_mma<A_ROUND != 0>(f.big[i][r]);
+        f.big[i][r] = p.big, f.small[i][r] = p.small;
+      }
+  } else {
+#pragma unroll
+    for (int i = 0; i < FRAG_STEPS; ++i)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const Tf32Pair p = split_a(f.big[i][r]);
+        f.big[i][r] = p.big, f.small[i][r] = p.small;
+      }
+  }
 }
 
 // Reads k8 steps first .. first + FRAG_STEPS - 1 of `group` (step g in stage g / K_STEPS) for
@@ -77,7 +109,6 @@ __device__ __forceinline__ void put_fragment(AFragments& f, int i, int r, float 
 template <bool MASKED, SymSide SIDE = kSymStored>
 __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup& group, int first, int m, int d0) {
   const int lane = threadIdx.x % 32;
-  f.nonfinite = false;
   if constexpr (K_PERMUTED && !MASKED) {
     // Steps s and s + 1 (s even) of a 32-wide K block hold K values 8 q + 2 (s % 4) .. + 3 of the
     // thread's rows (q = lane % 4, wgmma_gemm.cu): one 16-byte chunk per row, in fragment order
@@ -136,6 +167,7 @@ __device__ __forceinline__ void load_a_fragments(AFragments& f, const StageGroup
     read_a_fragments<A_KEEP != 0>(f, group, first, m, group.k0 + first * 8 + lane % 4 - (group.m0 + m));
   else
     read_a_fragments<false>(f, group, first, m, 0);
+  split_fragments(f);
   // Every fragment is final here, before the wgmma.fence that follows.
 #pragma unroll
   for (int i = 0; i < FRAG_STEPS; ++i) {

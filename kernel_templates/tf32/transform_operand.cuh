@@ -9,7 +9,8 @@
 //
 // B_K_MAJOR = 1: B is stored K-major, TMA copies it raw straight into the stage's big plane
 // (the plane's layout), and the same warps round it there in place, 16 bytes per access
-// (tf32x3: the big part back, the small part into the small plane). No transpose.
+// (tf32x3: the big part back, or where it is truncated (ROUND_B_BIG below) the raw values
+// left as it; the small part into the small plane). No transpose.
 //
 // B_KEEP: a triangular B' is masked as it is rewritten, in the stages that meet its diagonal
 // (tf32/operand_triangle.cuh): no pre-pass copies it dense first.
@@ -88,10 +89,14 @@ __device__ __forceinline__ bool stage_masked(int n0, int k0) {
   return B_KEEP != 0 && !triangle_inside<B_KEEP, BLOCK_N, BLOCK_K>(n0, k0);
 }
 
+// tf32x3: B's big part is rounded where A's is truncated (A_ROUND = 0), else truncated, which
+// costs least (common/tf32_split.cuh: one operand of the products rounds).
+constexpr bool ROUND_B_BIG = A_ROUND == 0;
+
 // Writes piece x (x[i][j] = B(n + j, k + i); K_PERMUTED: B(n + j, k + 8 i)) as four rows n + j
-// of the stage's B planes: rounded (tf32) or split (tf32x3). EXACT: inf and NaN handled (tf32x3: tf32_split, for pieces that hold
-// them; tf32: tf32_round_for_mma, which every tf32 piece takes); otherwise (tf32x3 only) the
-// integer split of finite values.
+// of the stage's B planes: rounded (tf32) or split (tf32x3). EXACT: inf and NaN handled (tf32x3:
+// tf32_split, for pieces that hold them; tf32: tf32_round_for_mma, which every tf32 piece takes);
+// otherwise (tf32x3 only) the split of finite values as the tensor cores read them.
 template <bool EXACT>
 __device__ __forceinline__ void store_piece(unsigned stage, const float (&x)[4][4], const PiecePlace& at) {
   const unsigned row = b_tile(stage, 0) + at.plane_row;
@@ -100,13 +105,9 @@ __device__ __forceinline__ void store_piece(unsigned stage, const float (&x)[4][
     float big[4], small[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      if constexpr (EXACT) {
-        const Tf32Pair p = TF32X3 ? tf32_split<true>(x[i][j]) : Tf32Pair{tf32_round_for_mma(x[i][j]), 0.0f};
-        big[i] = p.big, small[i] = p.small;
-      } else {
-        big[i] = tf32_round_not_nan(x[i][j]);
-        small[i] = TF32X3 ? tf32_round_not_nan(x[i][j] - big[i]) : 0.0f;
-      }
+      const Tf32Pair p = EXACT ? (TF32X3 ? tf32_split<ROUND_B_BIG>(x[i][j]) : Tf32Pair{tf32_round_for_mma(x[i][j]), 0.0f})
+                               : tf32_split_finite_for_mma<ROUND_B_BIG>(x[i][j]);
+      big[i] = p.big, small[i] = p.small;
     }
     const unsigned addr = row + 128 * j + (at.plane_x ^ (16 * j));
     sts_v4(addr, make_float4(big[0], big[1], big[2], big[3]));
@@ -189,19 +190,16 @@ __device__ __forceinline__ bool round_stage(unsigned stage, int rt, int n0, int 
       sts_v4(addr, make_float4(big[0], big[1], big[2], big[3]));
       continue;
     }
+    // tf32x3: a truncated big part is what the tensor cores read from the raw values in the
+    // plane, which stay unless inf, NaN or the mask changed them; the small part goes to its plane.
     const bool special = any_nonfinite<4>(x);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      if (special) {
-        const Tf32Pair p = TF32X3 ? tf32_split<true>(x[i]) : Tf32Pair{tf32_round(x[i]), 0.0f};
-        big[i] = p.big, small[i] = p.small;
-      } else {
-        big[i] = tf32_round_not_nan(x[i]);
-        small[i] = TF32X3 ? tf32_round_not_nan(x[i] - big[i]) : 0.0f;
-      }
+      const Tf32Pair p = special ? tf32_split<ROUND_B_BIG>(x[i]) : tf32_split_finite_for_mma<ROUND_B_BIG>(x[i]);
+      big[i] = p.big, small[i] = p.small;
     }
-    sts_v4(addr, make_float4(big[0], big[1], big[2], big[3]));
-    if constexpr (TF32X3) sts_v4(addr + B_TILE_BYTES, make_float4(small[0], small[1], small[2], small[3]));
+    if (ROUND_B_BIG || special || (B_KEEP != 0 && masked)) sts_v4(addr, make_float4(big[0], big[1], big[2], big[3]));
+    sts_v4(addr + B_TILE_BYTES, make_float4(small[0], small[1], small[2], small[3]));
     nonfinite |= special;
   }
   return nonfinite;
