@@ -42,7 +42,7 @@ __device__ __forceinline__ unsigned mirror_a_addr(unsigned tile, int m, int k) {
 // same box. One select of the address, no branch.
 __device__ __forceinline__ unsigned diagonal_a_addr(unsigned tile, int m, int k, int m0, int k0) {
   const int r = m0 + m, c = k0 + k;
-  const bool mirrored = A_SYM == 1 ? c > r : c < r;
+  const bool mirrored = sym_mirrored<A_SYM>(r, c);
   return mirrored ? mirror_a_addr(tile, m, k) : raw_a_addr(tile, m, k);
 }
 
@@ -65,9 +65,16 @@ __device__ __forceinline__ Tf32Pair split_a(float x) {
 // Fragment r of k8 step i of f: the raw value x, for split_fragments.
 __device__ __forceinline__ void put_fragment(AFragments& f, int i, int r, float x) { f.big[i][r] = x; }
 
-// The raw values in f.big rounded (tf32) or split (tf32x3) in place. tf32x3: a thread whose
-// values are all finite (the common case; four interleaved probes tell) takes the split as the
-// tensor cores read it, three or four instructions a value, the others the NaN-safe one.
+// The raw values in f.big rounded (tf32) or split (tf32x3) in place. tf32x3 takes the split as
+// the tensor cores read it (common/tf32_split.cuh): 3-4 instructions a value against about 12
+// for the NaN-safe split, on the path from a block's wait to the next block's wgmma issue.
+// A K-major A: a thread whose values are all finite (four interleaved probes tell) takes it,
+// the others the NaN-safe split (H200 largeK: 0.607 ms, against 0.612 with no branch).
+// An MN-major A: no branch (ptxas serializes those kernels' wgmmas when their register operands
+// are written on divergent paths, C7515, even on a warp-uniform choice); the big part keeps NaN
+// NaN by a select instead (a NaN whose payload lies in the low 13 bits would read as inf), and
+// inf gives {inf, NaN}, which the NaN rule handles (the probe votes for it).
+constexpr bool SPLIT_BRANCH = !A_MN_MAJOR;
 __device__ __forceinline__ void split_fragments(AFragments& f) {
   if constexpr (!TF32X3) {
 #pragma unroll
@@ -83,12 +90,12 @@ __device__ __forceinline__ void split_fragments(AFragments& f) {
 #pragma unroll
     for (int r = 0; r < 4; ++r) probe[r] = fold_nonfinite(probe[r], f.big[i][r]);
   f.nonfinite = probe_nonfinite(probe[0] + probe[1] + probe[2] + probe[3]);
-  if (!f.nonfinite) {
+  if (SPLIT_BRANCH && f.nonfinite) {
 #pragma unroll
     for (int i = 0; i < FRAG_STEPS; ++i)
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        const Tf32Pair p = tf32_split_finite_for_mma<A_ROUND != 0>(f.big[i][r]);
+        const Tf32Pair p = split_a(f.big[i][r]);
         f.big[i][r] = p.big, f.small[i][r] = p.small;
       }
   } else {
@@ -96,8 +103,9 @@ __device__ __forceinline__ void split_fragments(AFragments& f) {
     for (int i = 0; i < FRAG_STEPS; ++i)
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        const Tf32Pair p = split_a(f.big[i][r]);
-        f.big[i][r] = p.big, f.small[i][r] = p.small;
+        const float x = f.big[i][r];
+        const Tf32Pair p = tf32_split_finite_for_mma<A_ROUND != 0>(x);
+        f.big[i][r] = SPLIT_BRANCH || x == x ? p.big : tf32_nan(), f.small[i][r] = p.small;
       }
   }
 }
@@ -159,7 +167,7 @@ __device__ __forceinline__ void load_a_fragments(AFragments& f, const StageGroup
     const int r0 = group.m0 + m / 32 * 32, k0 = group.k0 + first / K_STEPS * BLOCK_K;
     if (k0 == r0)
       read_a_fragments<false, kSymDiagonal>(f, group, first, m, 0);
-    else if (A_SYM == 1 ? k0 > r0 : k0 < r0)
+    else if (sym_mirrored<A_SYM>(r0, k0))
       read_a_fragments<false, kSymMirrored>(f, group, first, m, 0);
     else
       read_a_fragments<false, kSymStored>(f, group, first, m, 0);

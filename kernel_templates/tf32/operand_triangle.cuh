@@ -1,4 +1,4 @@
-// operand_triangle.cuh — a triangular operand that tf32/wgmma_gemm.cu reads raw (A in
+// operand_triangle.cuh — a triangular (or symmetric) operand that tf32/wgmma_gemm.cu reads raw (A in
 // registers, B transformed or rounded in shared memory), with no pre-pass to mask it: the
 // elements outside its triangle are taken as zeros whatever memory holds there (NaN too), and a
 // unit diagonal as ones, as BLAS trmm reads neither. TMA still copies them into shared memory;
@@ -28,4 +28,13 @@ __device__ __forceinline__ bool triangle_inside(int row0, int k0) {
   if constexpr (KEEP == 1) return k0 + KS - 1 < row0;
   if constexpr (KEEP == 2) return k0 > row0 + ROWS - 1;
   return true;
+}
+
+// A symmetric operand read from its stored triangle (A_SYM of wgmma_gemm.cu: 1 lower, k <= row
+// stored; 2 upper): whether element (row, k) lies on the other side, where the kernel reads its
+// mirror (k, row). 32 x 32 sub-blocks go by their first row and K (whole on one side, or the
+// diagonal block, which holds both).
+template <int SYM>
+__device__ __forceinline__ bool sym_mirrored(int row, int k) {
+  return SYM == 1 ? k > row : k < row;
 }

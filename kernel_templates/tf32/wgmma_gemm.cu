@@ -198,6 +198,7 @@ constexpr int ACC_REGS = BLOCK_N / 2;  // accumulator floats per thread for one 
 
 // ---- work and the ring ---------------------------------------------------------------
 #include "tf32/tile_schedule.cuh"
+#include "tf32/operand_triangle.cuh"
 
 // Position in the ring; producer and consumers walk the same sequence of (tile, stage).
 struct Ring {
@@ -295,7 +296,7 @@ __device__ __forceinline__ void load_stage(const OperandMaps& maps, unsigned sta
 #pragma unroll
       for (int j = 0; j < BLOCK_M / 32; ++j) {
         const int r0 = tile.m0 + 32 * j;
-        const bool mirrored = A_SYM == 1 ? k0 > r0 : k0 < r0;
+        const bool mirrored = sym_mirrored<A_SYM>(r0, k0);
         load_a(a_tile(stage, p) + j * 32 * SWIZZLE_BYTES, maps.a[p], bar, mirrored ? r0 : k0, mirrored ? k0 : r0);
       }
     } else {
