@@ -71,9 +71,11 @@ __device__ __forceinline__ void put_fragment(AFragments& f, int i, int r, float 
 // A K-major A: a thread whose values are all finite (four interleaved probes tell) takes it,
 // the others the NaN-safe split (H200 largeK: 0.607 ms, against 0.612 with no branch).
 // An MN-major A: no branch (ptxas serializes those kernels' wgmmas when their register operands
-// are written on divergent paths, C7515, even on a warp-uniform choice); the big part keeps NaN
-// NaN by a select instead (a NaN whose payload lies in the low 13 bits would read as inf), and
-// inf gives {inf, NaN}, which the NaN rule handles (the probe votes for it).
+// are written on divergent paths, C7515, even on a warp-uniform choice); selects give inf and
+// NaN the NaN-safe split's parts instead: big NaN for NaN (a NaN whose payload lies in the low
+// 13 bits would read as inf), small NaN for both (the unmasked integer rounding turns NaN bits
+// into a tiny negative number, and inf x (small 0) x a negative small part of b then adds -inf
+// to the big product's inf where the NaN rule would have dropped it).
 constexpr bool SPLIT_BRANCH = !A_MN_MAJOR;
 __device__ __forceinline__ void split_fragments(AFragments& f) {
   if constexpr (!TF32X3) {
@@ -105,7 +107,9 @@ __device__ __forceinline__ void split_fragments(AFragments& f) {
       for (int r = 0; r < 4; ++r) {
         const float x = f.big[i][r];
         const Tf32Pair p = tf32_split_finite_for_mma<A_ROUND != 0>(x);
-        f.big[i][r] = SPLIT_BRANCH || x == x ? p.big : tf32_nan(), f.small[i][r] = p.small;
+        const bool finite = fabsf(x) < __int_as_float(0x7f800000);
+        f.big[i][r] = SPLIT_BRANCH || x == x ? p.big : tf32_nan();
+        f.small[i][r] = SPLIT_BRANCH || finite ? p.small : tf32_nan();
       }
   }
 }
