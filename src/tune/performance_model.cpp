@@ -211,7 +211,9 @@ double wgmma_stage_us(const KernelConfig& c, const DeviceModel& d) {
   smem_bytes += ((w.a_in_registers() ? 1 : planes) * bm + planes * bn) * bk * 4;  // tiles arriving
   const double smem_us = smem_bytes / smem_bytes_per_us(d);
   const double alu_per_us = 128 * d.clock_ghz * 1e3;  // lane operations per microsecond per SM
-  const double convert_ops = w.a == WgmmaA::Registers ? (x3 ? 9 : 4) : w.a == WgmmaA::RegistersTruncated ? 7 : 0;
+  // Instructions per A value: tf32x3 splits finite values as the tensor cores read them (an FFMA
+  // probe, the big part, FADD and the unmasked rounding of the small part; tf32/a_fragments.cuh).
+  const double convert_ops = w.a == WgmmaA::Registers ? (x3 ? 5 : 4) : w.a == WgmmaA::RegistersTruncated ? 4 : 0;
   const double convert_us = bm * bk * convert_ops / alu_per_us;
   const double transform_us = w.b == WgmmaB::Transformed ? bn * bk * 50e-6
                               : w.b == WgmmaB::Rounded   ? bn * bk * 80e-6
