@@ -68,15 +68,17 @@ __device__ __forceinline__ void put_fragment(AFragments& f, int i, int r, float 
 // The raw values in f.big rounded (tf32) or split (tf32x3) in place. tf32x3 takes the split as
 // the tensor cores read it (common/tf32_split.cuh): 3-4 instructions a value against about 12
 // for the NaN-safe split, on the path from a block's wait to the next block's wgmma issue.
-// A K-major A: a thread whose values are all finite (four interleaved probes tell) takes it,
-// the others the NaN-safe split (H200 largeK: 0.607 ms, against 0.612 with no branch).
-// An MN-major A: no branch (ptxas serializes those kernels' wgmmas when their register operands
-// are written on divergent paths, C7515, even on a warp-uniform choice); selects give inf and
-// NaN the NaN-safe split's parts instead: big NaN for NaN (a NaN whose payload lies in the low
-// 13 bits would read as inf), small NaN for both (the unmasked integer rounding turns NaN bits
-// into a tiny negative number, and inf x (small 0) x a negative small part of b then adds -inf
-// to the big product's inf where the NaN rule would have dropped it).
-constexpr bool SPLIT_BRANCH = !A_MN_MAJOR;
+// A K-major A with one block per stage group: a thread whose values are all finite (four
+// interleaved probes tell) takes it, the others the NaN-safe split (H200 largeK: 0.607 ms,
+// against 0.612 with no branch). An MN-major A, or two blocks a group (a16 at block_k 32): no
+// branch (ptxas serializes those kernels' wgmmas when their register operands are written on
+// divergent paths, C7515, even on a warp-uniform choice; JITGEMM_FULL_SWEEP's compile test
+// finds them); selects give inf and NaN the NaN-safe split's parts instead: big NaN for NaN (a
+// NaN whose payload lies in the low 13 bits would read as inf), small NaN for both (the unmasked
+// integer rounding turns NaN bits into a tiny negative number, and inf x (small 0) x a negative
+// small part of b then adds -inf to the big product's inf where the NaN rule would have dropped
+// it).
+constexpr bool SPLIT_BRANCH = !A_MN_MAJOR && GROUP_BLOCKS == 1;
 __device__ __forceinline__ void split_fragments(AFragments& f) {
   if constexpr (!TF32X3) {
 #pragma unroll

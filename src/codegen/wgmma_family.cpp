@@ -182,6 +182,8 @@ std::string budget_problem(const KernelConfig& c, const StaticLimits& limits) {
     return fmt::format("cluster={} with A in registers at block_n={} spills", w.cluster, c.block_n);
   if (is_x3(c) && w.a_in_registers() && (w.acc_buffers == 2 || w.sum_blocks > 0))
     return "A in registers with 2 accumulators (and two fragment sets) or sum_blocks > 0 spills";
+  if (!is_x3(c) && w.b == WgmmaB::Rounded && w.schedule == TileSchedule::StreamK && w.acc_block_k > 0)
+    return "B rounded in place with stream-K and FP32 blocks spills";
   return {};
 }
 
