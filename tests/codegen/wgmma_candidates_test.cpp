@@ -321,6 +321,14 @@ TEST(WgmmaCandidates, StaticValidityMirrorsTheTemplate) {
   EXPECT_NE(why_not("wgmma_tf32x3_128x128x32_c2_s3_a16_b2_m0_g8").find("spills"), std::string::npos);
   EXPECT_NE(why_not("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m16_g8").find("spills"), std::string::npos);
   EXPECT_NE(why_not("wgmma_tf32x3_128x96x32_c2_s3_a32_b2_m16_g8").find("spills"), std::string::npos);
+  // JITGEMM_FULL_SWEEP found these two spilling (40 B); their siblings without FP32 blocks or
+  // stream-K stay candidates.
+  EXPECT_NE(why_not("wgmma_tf32_128x128x32_c2_s7_a256_b1_m0_g8_rs_swap_rb_sk").find("spills"), std::string::npos);
+  EXPECT_NE(why_not("wgmma_tf32_128x128x32_c2_s7_a1024_b1_m0_g8_rs_swap_rb_sk").find("spills"), std::string::npos);
+  std::string sibling;
+  EXPECT_TRUE(statically_valid(KernelConfig::parse("wgmma_tf32_128x128x32_c2_s7_a256_b1_m0_g8_rs_swap_rb"),
+                               StaticLimits{}, &sibling))
+      << sibling;
   KernelConfig split = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_sk");
   split.split_k = 2;
   std::string why;
