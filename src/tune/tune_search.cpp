@@ -361,13 +361,10 @@ class SearchRun {
   // rounds' reserve outgrew a 20 s budget after the first candidate of a 4096^3 fp32 problem,
   // and the search timed 1 of 896 (H200).
   double run_cost_s(double median_ms, int runs) const {
-    const auto cost = [&](int launches) {
-      return budget_.retime_overhead_s() + launches * std::max(0.0, median_ms) / 1000;
-    };
-    if (runs < plan_.halving.timing_runs) return cost(1 + 1 + runs);
+    if (runs < plan_.halving.timing_runs) return budget_.retime_cost_s(median_ms, 1 + 1 + runs);
     const int per_pass = final_pass_runs(runs);
-    return cost(1 + settings_.warmup_runs + per_pass) +
-           (kFinalPasses - 1) * cost(1 + std::min(1, settings_.warmup_runs) + per_pass);
+    return budget_.retime_cost_s(median_ms, 1 + settings_.warmup_runs + per_pass) +
+           (kFinalPasses - 1) * budget_.retime_cost_s(median_ms, 1 + std::min(1, settings_.warmup_runs) + per_pass);
   }
   double screen_cost_s() const {
     return budget_.measure_cost_s(guess_median_ms(), 1 + plan_.first_warmup + plan_.halving.first_runs);

@@ -21,6 +21,9 @@ double TuningBudget::remaining_s() const {
 }
 
 namespace {
+// Seconds of `launches` launches at `median_ms` each (the rest of a request is its overhead).
+double launches_s(double median_ms, int launches) { return launches * std::max(0.0, median_ms) / 1000; }
+
 double median_of(std::vector<double> values) {
   const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
   std::nth_element(values.begin(), middle, values.end());
@@ -29,7 +32,7 @@ double median_of(std::vector<double> values) {
 }  // namespace
 
 void TuningBudget::record_measure(double wall_s, int launches, double median_ms, bool verified) {
-  const double overhead = std::max(0.0, wall_s - launches * std::max(0.0, median_ms) / 1000);
+  const double overhead = std::max(0.0, wall_s - launches_s(median_ms, launches));
   if (verified) {
     // The first verifying request carries the worker's one-time costs (H200, 4096^3 fp32: 0.85 s,
     // then about 15 ms each): once others came, it is left out of the median.
@@ -44,7 +47,11 @@ void TuningBudget::record_measure(double wall_s, int launches, double median_ms,
 }
 
 double TuningBudget::measure_cost_s(double median_ms, int launches) const {
-  return overhead_s() + launches * std::max(0.0, median_ms) / 1000;
+  return overhead_s() + launches_s(median_ms, launches);
+}
+
+double TuningBudget::retime_cost_s(double median_ms, int launches) const {
+  return retime_overhead_s() + launches_s(median_ms, launches);
 }
 
 }  // namespace jitgemm

@@ -45,6 +45,8 @@ class TuningBudget {
   double retime_overhead_s() const noexcept { return retime_s_; }
   // What a verifying request of `launches` launches at `median_ms` will take.
   double measure_cost_s(double median_ms, int launches) const;
+  // The same for a timing-only request.
+  double retime_cost_s(double median_ms, int launches) const;
 
  private:
   double budget_s_;

@@ -214,6 +214,7 @@ TEST(TuningBudget, CountsFromItsStartAndLearnsTheOverhead) {
   budget.record_measure(0.012, 10, 1.0, false);  // 2 ms
   budget.record_measure(0.900, 10, 1.0, false);  // an outlier
   EXPECT_NEAR(budget.retime_overhead_s(), 0.005, 1e-12);
+  EXPECT_NEAR(budget.retime_cost_s(2.0, 30), 0.005 + 0.060, 1e-12);
   EXPECT_NEAR(budget.overhead_s(), 0.020, 1e-12);
   TuningBudget none(0, [&] { return now; });
   EXPECT_FALSE(none.limited());
