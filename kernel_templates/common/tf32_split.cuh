@@ -26,10 +26,12 @@ __device__ __forceinline__ float tf32_round(float x) {
   return x == x ? __uint_as_float(bits) : tf32_nan();
 }
 
-// The value the tensor cores read from a raw float: its low 13 bits cleared; NaN stays NaN.
-__device__ __forceinline__ float tf32_truncate(float x) {
-  return x == x ? __uint_as_float(__float_as_uint(x) & 0xffffe000u) : tf32_nan();
-}
+// The value the tensor cores read from a raw float: its low 13 bits cleared, for a non-NaN x
+// (a NaN whose payload lies in those bits would read as inf).
+__device__ __forceinline__ float tf32_truncate_not_nan(float x) { return __uint_as_float(__float_as_uint(x) & 0xffffe000u); }
+
+// The same for any x; NaN stays NaN.
+__device__ __forceinline__ float tf32_truncate(float x) { return x == x ? tf32_truncate_not_nan(x) : tf32_nan(); }
 
 // rna(x) by integer arithmetic for a non-NaN x (inf stays inf, overflow rounds to inf): the
 // value cvt.rna.tf32.f32 gives, in two instructions instead of four, for callers that check
@@ -85,7 +87,7 @@ __device__ __forceinline__ Tf32Pair tf32_split(float x) {
 // at least one operand of a product rounds its big part.
 template <bool ROUND_BIG>
 __device__ __forceinline__ Tf32Pair tf32_split_finite_for_mma(float x) {
-  const float big = ROUND_BIG ? tf32_round_not_nan(x) : __uint_as_float(__float_as_uint(x) & 0xffffe000u);
+  const float big = ROUND_BIG ? tf32_round_not_nan(x) : tf32_truncate_not_nan(x);
   return {big, __uint_as_float(__float_as_uint(x - big) + 0x1000u)};
 }
 

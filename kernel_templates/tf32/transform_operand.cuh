@@ -206,21 +206,16 @@ __device__ __forceinline__ bool round_stage(unsigned stage, int rt, int n0, int 
 }
 
 // A rounding warp's share of a stage is written; each lane fences its stores to the async proxy
-// (wgmma reads them), and once all have, lane 0 arrives on ready[s].
-__device__ __forceinline__ void arrive_rounded(unsigned ready) {
+// (wgmma reads them), and once all have, lane 0 arrives on ready[s]. tf32x3 (FLAG): before it,
+// lane 0 sets this warp's byte `flag` of the stage's flag word to whether any lane's share held
+// inf or NaN (the consumers read the word whole).
+template <bool FLAG = false>
+__device__ __forceinline__ void arrive_rounded(unsigned ready, unsigned flag = 0, bool nonfinite = false) {
   fence_proxy_async_shared();
-  __syncwarp();
-  if (threadIdx.x % 32 == 0) mbarrier_arrive(ready);
-}
-
-// tf32x3: the same, and before it lane 0 sets this warp's byte of the stage's flag word (the
-// consumers read the word whole: non-zero when any share held inf or NaN).
-__device__ __forceinline__ void arrive_split(unsigned ready, unsigned flags, int warp, bool nonfinite) {
-  fence_proxy_async_shared();
-  const bool any = __any_sync(0xffffffffu, nonfinite);
+  const bool any = FLAG && __any_sync(0xffffffffu, nonfinite);
   __syncwarp();
   if (threadIdx.x % 32 == 0) {
-    asm volatile("st.shared.u8 [%0], %1;\n" ::"r"(flags + warp), "r"(any ? 1u : 0u) : "memory");
+    if constexpr (FLAG) asm volatile("st.shared.u8 [%0], %1;\n" ::"r"(flag), "r"(any ? 1u : 0u) : "memory");
     mbarrier_arrive(ready);
   }
 }
@@ -238,10 +233,7 @@ __device__ __forceinline__ void transform_b(const SharedRing& ring_smem, const T
       arrive_rounded(ring_smem.ready(ring.stage));
     } else {
       const bool nonfinite = B_K_MAJOR ? round_stage(stage, ct, tile.n0, k0) : transform_stage(stage, turn, lane, tile.n0, k0);
-      if constexpr (TF32X3)
-        arrive_split(ring_smem.ready(ring.stage), ring_smem.b_nonfinite(ring.stage), warp, nonfinite);
-      else
-        arrive_rounded(ring_smem.ready(ring.stage));
+      arrive_rounded<TF32X3>(ring_smem.ready(ring.stage), ring_smem.b_nonfinite(ring.stage) + warp, nonfinite);
     }
     turn = turn + 1 == TRANSFORM_WARPS ? 0 : turn + 1;
     ring.advance();
