@@ -19,8 +19,8 @@
 namespace jitgemm {
 namespace {
 
-constexpr unsigned kReduceThreads = 256;
-constexpr int kReduceBlocksPerSm = 16;
+constexpr unsigned kReduceThreads = 256;  // THREADS of fp32/split_k_reduce.cu
+constexpr int kReduceMaxGroups = 8;       // MAX_GROUPS there
 
 CompiledModule compile_reducer(const Compiler& compiler, const TemplateStore& templates) {
   return compile_module(compiler, templates.expand_includes("fp32/split_k_reduce.cu"), "split_k_reduce", {},
@@ -132,11 +132,19 @@ void GemmLauncher::scale_output(const GemmProblem& p, CUdeviceptr c, CUstream st
 }
 
 void GemmLauncher::run_reduce(SplitKReduceArgs args, CUstream stream) const {
+  // Threads sharing a quad of C: the largest power of two up to S and kReduceMaxGroups (a
+  // function of S only, so the order of the additions is too).
+  args.groups = 1;
+  while (args.groups * 2 <= std::min(args.slices, kReduceMaxGroups)) args.groups *= 2;
   auto params = args.pointers();
-  const int64_t elements = int64_t{args.m} * args.n;
-  const int64_t blocks =
-      std::clamp<int64_t>((elements + kReduceThreads - 1) / kReduceThreads, 1, int64_t{sm_count_} * kReduceBlocksPerSm);
-  cuda::launch(reduce_, {static_cast<unsigned>(blocks), 1, 1}, {kReduceThreads, 1, 1}, 0, stream, params.data());
+  const int64_t quads = int64_t{args.m} * ((args.n + 3) / 4);
+  const int64_t per_block = kReduceThreads / args.groups;
+  const int64_t blocks = std::max<int64_t>((quads + per_block - 1) / per_block, 1);
+  const cuda::Dim3 grid{static_cast<unsigned>(blocks), 1, 1}, block{kReduceThreads, 1, 1};
+  if (dependent_launch_)
+    cuda::launch_dependent(reduce_, grid, block, 0, stream, params.data());
+  else
+    cuda::launch(reduce_, grid, block, 0, stream, params.data());
 }
 
 void GemmLauncher::copy_operands(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a, int64_t& lda,

@@ -82,7 +82,8 @@ struct WgmmaKernelArgs {
 };
 
 // fp32/split_k_reduce.cu: C = alpha * (sum of the S slices of W, in double) + beta * C, with
-// fill 1 (2) zeros above (below) the diagonal.
+// fill 1 (2) zeros above (below) the diagonal; `groups` threads share a quad of C (run_reduce
+// sets it).
 struct SplitKReduceArgs {
   CUdeviceptr w = 0;
   int slices = 0, m = 0, n = 0;
@@ -91,8 +92,9 @@ struct SplitKReduceArgs {
   long long ldc = 0;
   float alpha = 1, beta = 0;
   int fill = 0;
+  int groups = 1;
 
-  std::array<void*, 10> pointers() { return {&w, &slices, &m, &n, &ldw, &c, &ldc, &alpha, &beta, &fill}; }
+  std::array<void*, 11> pointers() { return {&w, &slices, &m, &n, &ldw, &c, &ldc, &alpha, &beta, &fill, &groups}; }
 };
 
 }  // namespace jitgemm
