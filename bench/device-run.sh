@@ -18,7 +18,8 @@
 # ab: the bench rows matching AB_ROWS (default: every fp32 row) under the kernel templates in
 # AB_TEMPLATES (a directory, e.g. `git archive <rev> kernel_templates | tar -x -C .scratch/base`
 # here and carry .scratch) and then under this tree's, the same records, in one call: a template
-# change measured on the configs it will serve. Rows go to ab-{base,tree}.json.
+# change measured on the configs it will serve, AB_ROUNDS times (default 1). Rows go to
+# ab-{base,tree}.json (the last round).
 # sanitize: the small products of every kernel family (SanitizerSmoke) under compute-sanitizer
 # memcheck, racecheck, initcheck and synccheck.
 # python runs the PyTorch package's tests (python/tests, pytest); eval runs python -m jitgemm.eval
@@ -153,11 +154,19 @@ fi
 if only ab; then
   base="${AB_TEMPLATES:?ab needs AB_TEMPLATES, a directory of kernel templates to compare with}"
   rows="${AB_ROWS:-/fp32/}"
+  # AB_ROUNDS rounds of base then tree (differences of 1% need two or three: machines and runs
+  # differ by about that much); the last round's tables, and one line per side and round.
+  for round in $(seq 1 "${AB_ROUNDS:-1}"); do
+    for side in base tree; do
+      dir=$([[ $side == base ]] && echo "$base" || echo "")
+      JITGEMM_TEMPLATE_DIR=$dir JITGEMM_CACHE_DIR="$JITGEMM_CACHE_DIR-ab-$side" JITGEMM_BENCH_RESULTS="$out/ab-$side.json" \
+        build/jitgemm-bench --benchmark_filter="$rows" >"$out/ab-$side.log" 2>&1 || status=1
+      echo "round $round $side: $(sed -n '/^problem /,/^host cost/p' "$out/ab-$side.log" | grep -vE "^(problem|host cost|$)" |
+        awk '{printf "%s/%s %s ms (%s)  ", $1, $2, $3, $8}')"
+    done
+  done
   for side in base tree; do
-    echo "== bench rows matching $rows, templates of the $side"
-    dir=$([[ $side == base ]] && echo "$base" || echo "")
-    JITGEMM_TEMPLATE_DIR=$dir JITGEMM_CACHE_DIR="$JITGEMM_CACHE_DIR-ab-$side" JITGEMM_BENCH_RESULTS="$out/ab-$side.json" \
-      build/jitgemm-bench --benchmark_filter="$rows" >"$out/ab-$side.log" 2>&1 || status=1
+    echo "== bench rows matching $rows, templates of the $side (round ${AB_ROUNDS:-1})"
     sed -n '/^problem /,/^host cost/p' "$out/ab-$side.log" | grep -v "^host cost"
   done
 fi
