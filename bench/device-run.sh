@@ -13,7 +13,7 @@
 # and NT rows), jitgemm's kernel and cuBLAS's side by side; details in profile.txt, the
 # SASS of jitgemm's kernels in profile.sass (both in $OUT/logs.tgz). PROFILE_KERNELS is a regular expression of
 # kernel names (without "regex:"; "." takes every kernel, the pre-passes and the bench's own).
-# PROFILE_EXTRA adds ncu arguments, e.g. "--section SourceCounters" (excess shared wavefronts, the
+# PROFILE_EXTRA adds ncu arguments (not --metrics: the step passes its own), e.g. "--section SourceCounters" (excess shared wavefronts, the
 # warp stall samples; the bank-conflict metrics above count more than excess wavefronts on Hopper).
 # ab: the bench rows matching AB_ROWS (default: every fp32 row) under the kernel templates in
 # AB_TEMPLATES (a directory, e.g. `git archive <rev> kernel_templates | tar -x -C .scratch/base`
