@@ -9,9 +9,9 @@
 // fill 1 (2): the elements above (below) the diagonal are written as zeros instead (C = tril /
 // triu).
 //
-// Launch: THREADS threads a CTA, one CTA per QUADS(groups) quads of C (4 consecutive columns of
-// one row, the last of a row maybe partial); `groups` (1, 2, 4 or 8, at most S) threads share a
-// quad: group g adds slices g, g + groups, g + 2 groups, ... (float4 loads, all independent, so
+// Launch: THREADS threads a CTA, one CTA per THREADS / groups quads of C (a quad: 4 consecutive
+// columns of one row, the last of a row maybe partial); `groups` (1, 2, 4 or MAX_GROUPS, at most
+// S; GemmLauncher::run_reduce picks it from S alone) threads share a quad: group g adds slices g, g + groups, g + 2 groups, ... (float4 loads, all independent, so
 // a thread has its whole share in flight instead of one slice at a time), and the group sums
 // are then added in g order. No dynamic shared memory. Launched as a programmatic dependent of
 // the kernel that wrote W (griddepcontrol.wait before the first read).
