@@ -20,7 +20,6 @@ namespace jitgemm {
 namespace {
 
 constexpr unsigned kReduceThreads = 256;  // THREADS of fp32/split_k_reduce.cu
-constexpr int kReduceMaxGroups = 8;       // MAX_GROUPS there
 
 CompiledModule compile_reducer(const Compiler& compiler, const TemplateStore& templates) {
   return compile_module(compiler, templates.expand_includes("fp32/split_k_reduce.cu"), "split_k_reduce", {},
@@ -132,10 +131,7 @@ void GemmLauncher::scale_output(const GemmProblem& p, CUdeviceptr c, CUstream st
 }
 
 void GemmLauncher::run_reduce(SplitKReduceArgs args, CUstream stream) const {
-  // Threads sharing a quad of C: the largest power of two up to S and kReduceMaxGroups (a
-  // function of S only, so the order of the additions is too).
-  args.groups = 1;
-  while (args.groups * 2 <= std::min(args.slices, kReduceMaxGroups)) args.groups *= 2;
+  args.groups = split_k_reduce_groups(args.slices);
   auto params = args.pointers();
   const int64_t quads = int64_t{args.m} * ((args.n + 3) / 4);
   const int64_t per_block = kReduceThreads / args.groups;

@@ -82,8 +82,8 @@ struct WgmmaKernelArgs {
 };
 
 // fp32/split_k_reduce.cu: C = alpha * (sum of the S slices of W, in double) + beta * C, with
-// fill 1 (2) zeros above (below) the diagonal; `groups` threads share a quad of C (run_reduce
-// sets it).
+// fill 1 (2) zeros above (below) the diagonal; `groups` threads share a quad of C
+// (split_k_reduce_groups(S), which run_reduce sets).
 struct SplitKReduceArgs {
   CUdeviceptr w = 0;
   int slices = 0, m = 0, n = 0;
@@ -96,5 +96,14 @@ struct SplitKReduceArgs {
 
   std::array<void*, 11> pointers() { return {&w, &slices, &m, &n, &ldw, &c, &ldc, &alpha, &beta, &fill, &groups}; }
 };
+
+// Threads of split_k_reduce.cu that share a quad of C over S slices: the largest power of two
+// up to S and 8 (its MAX_GROUPS), at least 1. A function of S alone, so the order in which the
+// slices are added, and with it the bits of C, is the same on every GPU and every call.
+constexpr int split_k_reduce_groups(int slices) {
+  int groups = 1;
+  while (groups < 8 && groups * 2 <= slices) groups *= 2;
+  return groups;
+}
 
 }  // namespace jitgemm
