@@ -136,11 +136,9 @@ void GemmLauncher::run_reduce(SplitKReduceArgs args, CUstream stream) const {
   const int64_t quads = int64_t{args.m} * ((args.n + 3) / 4);
   const int64_t per_block = kReduceThreads / args.groups;
   const int64_t blocks = std::max<int64_t>((quads + per_block - 1) / per_block, 1);
-  const cuda::Dim3 grid{static_cast<unsigned>(blocks), 1, 1}, block{kReduceThreads, 1, 1};
-  if (dependent_launch_)
-    cuda::launch_dependent(reduce_, grid, block, 0, stream, params.data());
-  else
-    cuda::launch(reduce_, grid, block, 0, stream, params.data());
+  LaunchGeometry g;
+  g.grid_x = static_cast<unsigned>(blocks), g.block_x = kReduceThreads;
+  launch_on(reduce_, g, stream, params.data(), dependent_launch_);
 }
 
 void GemmLauncher::copy_operands(const LaunchPlan& plan, const PlanKernels& kernels, CUdeviceptr& a, int64_t& lda,
