@@ -10,15 +10,15 @@
 // triu).
 //
 // Launch: THREADS threads a CTA, one CTA per THREADS / groups quads of C (a quad: 4 consecutive
-// columns of one row, the last of a row maybe partial); `groups` (1, 2, 4 or MAX_GROUPS, at most
-// S; GemmLauncher::run_reduce picks it from S alone) threads share a quad: group g adds slices g, g + groups, g + 2 groups, ... (float4 loads, all independent, so
+// columns of one row, the last of a row maybe partial); `groups` (1, 2, 4 or 8, at most S:
+// split_k_reduce_groups(S) in exec/kernel_args.hpp, a function of S alone) threads share a
+// quad: group g adds slices g, g + groups, g + 2 groups, ... (float4 loads, all independent, so
 // a thread has its whole share in flight instead of one slice at a time), and the group sums
 // are then added in g order. No dynamic shared memory. Launched as a programmatic dependent of
 // the kernel that wrote W (griddepcontrol.wait before the first read).
 #include "common/grid_dependency.cuh"
 
 constexpr int THREADS = 256;
-constexpr int MAX_GROUPS = 8;
 
 extern "C" __global__ void __launch_bounds__(THREADS)
 split_k_reduce(const float* __restrict__ W, int S, int M, int N, long long ldw, float* __restrict__ C,

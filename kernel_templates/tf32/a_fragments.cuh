@@ -109,7 +109,7 @@ __device__ __forceinline__ void split_fragments(AFragments& f) {
       for (int r = 0; r < 4; ++r) {
         const float x = f.big[i][r];
         const Tf32Pair p = tf32_split_finite_for_mma<A_ROUND != 0>(x);
-        const bool finite = fabsf(x) < __int_as_float(0x7f800000);
+        const bool finite = isfinite(x);
         f.big[i][r] = SPLIT_BRANCH || x == x ? p.big : tf32_nan();
         f.small[i][r] = SPLIT_BRANCH || finite ? p.small : tf32_nan();
       }

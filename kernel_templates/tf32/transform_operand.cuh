@@ -93,6 +93,12 @@ __device__ __forceinline__ bool stage_masked(int n0, int k0) {
 // costs least (common/tf32_split.cuh: one operand of the products rounds).
 constexpr bool ROUND_B_BIG = A_ROUND == 0;
 
+// tf32x3: B's split of x; special (x's piece or chunk holds inf or NaN): the NaN-safe split,
+// otherwise the split of finite values as the tensor cores read them.
+__device__ __forceinline__ Tf32Pair split_b(float x, bool special) {
+  return special ? tf32_split<ROUND_B_BIG>(x) : tf32_split_finite_for_mma<ROUND_B_BIG>(x);
+}
+
 // Writes piece x (x[i][j] = B(n + j, k + i); K_PERMUTED: B(n + j, k + 8 i)) as four rows n + j
 // of the stage's B planes: rounded (tf32) or split (tf32x3). EXACT: inf and NaN handled (tf32x3:
 // tf32_split, for pieces that hold them; tf32: tf32_round_for_mma, which every tf32 piece takes);
@@ -105,8 +111,7 @@ __device__ __forceinline__ void store_piece(unsigned stage, const float (&x)[4][
     float big[4], small[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const Tf32Pair p = EXACT ? (TF32X3 ? tf32_split<ROUND_B_BIG>(x[i][j]) : Tf32Pair{tf32_round_for_mma(x[i][j]), 0.0f})
-                               : tf32_split_finite_for_mma<ROUND_B_BIG>(x[i][j]);
+      const Tf32Pair p = TF32X3 ? split_b(x[i][j], EXACT) : Tf32Pair{tf32_round_for_mma(x[i][j]), 0.0f};
       big[i] = p.big, small[i] = p.small;
     }
     const unsigned addr = row + 128 * j + (at.plane_x ^ (16 * j));
@@ -195,7 +200,7 @@ __device__ __forceinline__ bool round_stage(unsigned stage, int rt, int n0, int 
     const bool special = any_nonfinite<4>(x);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const Tf32Pair p = special ? tf32_split<ROUND_B_BIG>(x[i]) : tf32_split_finite_for_mma<ROUND_B_BIG>(x[i]);
+      const Tf32Pair p = split_b(x[i], special);
       big[i] = p.big, small[i] = p.small;
     }
     if (ROUND_B_BIG || special || (B_KEEP != 0 && masked)) sts_v4(addr, make_float4(big[0], big[1], big[2], big[3]));

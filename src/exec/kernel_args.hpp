@@ -98,7 +98,7 @@ struct SplitKReduceArgs {
 };
 
 // Threads of split_k_reduce.cu that share a quad of C over S slices: the largest power of two
-// up to S and 8 (its MAX_GROUPS), at least 1. A function of S alone, so the order in which the
+// up to S and 8, at least 1. A function of S alone, so the order in which the
 // slices are added, and with it the bits of C, is the same on every GPU and every call.
 constexpr int split_k_reduce_groups(int slices) {
   int groups = 1;
