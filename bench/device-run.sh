@@ -19,7 +19,9 @@
 # AB_TEMPLATES (a directory, e.g. `git archive <rev> kernel_templates | tar -x -C .scratch/base`
 # here and carry .scratch) and then under this tree's, the same records, in one call: a template
 # change measured on the configs it will serve, AB_ROUNDS times (default 1). Rows go to
-# ab-{base,tree}.json (the last round).
+# ab-{base,tree}.json (the last round). A change to the host side too: AB_TREE instead, a whole
+# source tree to compare with (e.g. `git archive <rev> | tar -x -C .scratch/basetree` here and
+# carry .scratch), built here (about 70 s more) and its own jitgemm-bench run for the base side.
 # sanitize: the small products of every kernel family (SanitizerSmoke) under compute-sanitizer
 # memcheck, racecheck, initcheck and synccheck.
 # python runs the PyTorch package's tests (python/tests, pytest); eval runs python -m jitgemm.eval
@@ -152,21 +154,29 @@ if only profile; then
   grep -E "^  [a-zA-Z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Registers Per|Achieved Occupancy|issue_stalled|bank_conflicts|inst_executed|Block Size|Shared Memory Configuration Size|L1/TEX Hit|Memory Throughput|Wavefronts Shared|Stall Sampling \(All" "$out/profile.txt" | grep -vE "issue_stalled.* 0(\.0[0-9]*)?$" | head -160
 fi
 if only ab; then
-  base="${AB_TEMPLATES:?ab needs AB_TEMPLATES, a directory of kernel templates to compare with}"
+  base_bench=build/jitgemm-bench base="" what=templates
+  if [[ -n "${AB_TREE:-}" ]]; then
+    echo "== build the base tree $AB_TREE"
+    (cd "$AB_TREE" && JOBS=16 bash scripts/build.sh) >"$out/build-base.log" 2>&1 || { tail -40 "$out/build-base.log"; exit 1; }
+    base_bench=$AB_TREE/build/jitgemm-bench what=builds
+  else
+    base="${AB_TEMPLATES:?ab needs AB_TEMPLATES (kernel templates) or AB_TREE (a source tree) to compare with}"
+  fi
   rows="${AB_ROWS:-/fp32/}"
   # AB_ROUNDS rounds of base then tree (differences of 1% need two or three: machines and runs
   # differ by about that much); the last round's tables, and one line per side and round.
   for round in $(seq 1 "${AB_ROUNDS:-1}"); do
     for side in base tree; do
       dir=$([[ $side == base ]] && echo "$base" || echo "")
+      bin=$([[ $side == base ]] && echo "$base_bench" || echo build/jitgemm-bench)
       JITGEMM_TEMPLATE_DIR=$dir JITGEMM_CACHE_DIR="$JITGEMM_CACHE_DIR-ab-$side" JITGEMM_BENCH_RESULTS="$out/ab-$side.json" \
-        build/jitgemm-bench --benchmark_filter="$rows" >"$out/ab-$side.log" 2>&1 || status=1
+        "$bin" --benchmark_filter="$rows" >"$out/ab-$side.log" 2>&1 || status=1
       echo "round $round $side: $(sed -n '/^problem /,/^host cost/p' "$out/ab-$side.log" | grep -vE "^(problem|host cost|$)" |
         awk '{printf "%s/%s %s ms (%s)  ", $1, $2, $3, $8}')"
     done
   done
   for side in base tree; do
-    echo "== bench rows matching $rows, templates of the $side (round ${AB_ROUNDS:-1})"
+    echo "== bench rows matching $rows, $what of the $side (round ${AB_ROUNDS:-1})"
     sed -n '/^problem /,/^host cost/p' "$out/ab-$side.log" | grep -v "^host cost"
   done
 fi
