@@ -55,7 +55,8 @@ fi
 status=0
 if want test; then
   echo "== tests (cpu + gpu)"
-  (cd build && ctest --output-on-failure -j 4 --timeout 1500) >"$out/tests.log" 2>&1 || status=1
+  # TEST_ARGS picks what runs (default: every test, 4 at a time), e.g. "-L gpu -j 8".
+  (cd build && ctest --output-on-failure ${TEST_ARGS:--j 4} --timeout 1500) >"$out/tests.log" 2>&1 || status=1
   # The summary first (ctest lists the skipped tests after it), then what failed, then a count.
   grep -E "tests passed|tests failed" "$out/tests.log"
   grep -E "\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception|Not Run" "$out/tests.log" | head -20
@@ -157,7 +158,9 @@ if only ab; then
   base_bench=build/jitgemm-bench base="" what=templates
   if [[ -n "${AB_TREE:-}" ]]; then
     echo "== build the base tree $AB_TREE"
-    (cd "$AB_TREE" && JOBS=16 bash scripts/build.sh) >"$out/build-base.log" 2>&1 || { tail -40 "$out/build-base.log"; exit 1; }
+    # Its bench alone (and the library under it): the base side runs nothing else.
+    (cd "$AB_TREE" && JOBS=16 BUILD_TARGETS=jitgemm-bench bash scripts/build.sh) >"$out/build-base.log" 2>&1 ||
+      { tail -40 "$out/build-base.log"; exit 1; }
     base_bench=$AB_TREE/build/jitgemm-bench what=builds
   else
     base="${AB_TEMPLATES:?ab needs AB_TEMPLATES (kernel templates) or AB_TREE (a source tree) to compare with}"
@@ -169,7 +172,9 @@ if only ab; then
     for side in base tree; do
       dir=$([[ $side == base ]] && echo "$base" || echo "")
       bin=$([[ $side == base ]] && echo "$base_bench" || echo build/jitgemm-bench)
-      JITGEMM_TEMPLATE_DIR=$dir JITGEMM_CACHE_DIR="$JITGEMM_CACHE_DIR-ab-$side" JITGEMM_BENCH_RESULTS="$out/ab-$side.json" \
+      # One binary cache for both sides: it is keyed by the rendered source, so a kernel both
+      # sides render alike compiles once and one that differs compiles for each.
+      JITGEMM_TEMPLATE_DIR=$dir JITGEMM_CACHE_DIR="$JITGEMM_CACHE_DIR-ab" JITGEMM_BENCH_RESULTS="$out/ab-$side.json" \
         "$bin" --benchmark_filter="$rows" >"$out/ab-$side.log" 2>&1 || status=1
       echo "round $round $side: $(sed -n '/^problem /,/^host cost/p' "$out/ab-$side.log" | grep -vE "^(problem|host cost|$)" |
         awk '{printf "%s/%s %s ms (%s)  ", $1, $2, $3, $8}')"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Configures and builds jitgemm into ${BUILD_DIR:-build}.
+# Configures and builds jitgemm into ${BUILD_DIR:-build} (only the targets in BUILD_TARGETS when set,
+# e.g. "jitgemm-bench").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -12,4 +13,4 @@ for candidate in python3 /usr/bin/python3; do
 done
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release -DCUDAToolkit_ROOT="$cuda_root" \
   ${python:+-DPython3_EXECUTABLE="$python"} >/dev/null
-cmake --build "$build_dir" -j "${JOBS:-$(nproc)}"
+cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" ${BUILD_TARGETS:+--target $BUILD_TARGETS}
