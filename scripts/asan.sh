@@ -11,6 +11,9 @@
 #   *SampleCompiles.*, StructuredCompiles.*, SplitOperandCompiles.*: render and NVRTC-compile
 #             samples of every kernel family (about 6 min of CPU); the time is NVRTC's (not
 #             instrumented), and the rendering code they run is what the codegen tests run here.
+#   install.consumer  installs the library and builds programs against it: an instrumented
+#             library under uninstrumented programs (ASan must come first); nothing it runs
+#             is library code that other tests do not run here.
 #   TuningDatabaseKill.*, TuningDatabaseSave.ConcurrentWritersLoseNothing: 200 killed writes
 #             and 8 concurrent writers, the save path the other TuningDatabaseSave tests run
 #             once, repeated; under ASan at -O0 they take 16 min of CPU. scripts/test.sh runs
@@ -54,5 +57,5 @@ export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
 
 cd "$build_dir"
 excluded='^python\.|SampleCompiles\.|^AllModes/StructuredCompiles\.|^SplitOperandCompiles\.'
-excluded+='|^TuningDatabaseKill\.|^TuningDatabaseSave\.ConcurrentWritersLoseNothing$'
+excluded+='|^TuningDatabaseKill\.|^TuningDatabaseSave\.ConcurrentWritersLoseNothing$|^install\.consumer$'
 ctest --output-on-failure -j "${JOBS:-$(nproc)}" -L cpu -E "$excluded" "$@"

@@ -14,6 +14,7 @@ have_header benchmark/benchmark.h || need+=(libbenchmark-dev)
 command -v cmake >/dev/null     || need+=(cmake)
 command -v g++ >/dev/null       || need+=(g++)
 command -v python3 >/dev/null   || need+=(python3)
+command -v pkg-config >/dev/null || need+=(pkgconf)   # tests/install: a C program built with pkg-config
 # The Python tests need pytest in some python3 (Debian's python3-pytest serves /usr/bin/python3).
 { python3 -c 'import pytest' || /usr/bin/python3 -c 'import pytest'; } 2>/dev/null || need+=(python3-pytest)
 

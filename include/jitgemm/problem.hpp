@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "jitgemm/error.hpp"  // what validate() and the parse_ functions throw
+
 namespace jitgemm {
 
 enum class Op { N, T };

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "jitgemm/backward.hpp"
+#include "jitgemm/error.hpp"  // what every call here throws
 #include "jitgemm/problem.hpp"
 
 struct CUstream_st;  // the same type as cudaStream_t; nullptr is the default stream
