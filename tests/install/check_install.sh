@@ -2,8 +2,9 @@
 # jitgemm from a user's side: installs a build tree into a fresh prefix, moves the prefix (the
 # install must not depend on where it was made), then uses it as users do: a CMake project with
 # find_package(jitgemm) (C++ and C), a C program built with pkg-config alone, the installed
-# tools, and the Python package's ctypes layer. On a machine without a GPU the programs stop at
-# the runtime with the library's "no GPU" message; with one, the C++ program checks a product.
+# tools, the Python package's ctypes layer, and (configured only) a project that builds jitgemm
+# as its subdirectory. On a machine without a GPU the programs stop at the runtime with the
+# library's "no GPU" message; with one, the C++ program checks a product.
 # Usage: check_install.sh BUILD_DIR [CUDA_ROOT]   (ctest: install.consumer)
 set -euo pipefail
 build=$(cd "$1" && pwd)
@@ -64,6 +65,12 @@ gcc -std=c99 -Wall -Wextra -Werror -DEXPECTED_VERSION="\"$version\"" "$here/cons
 step "the installed tools and records"
 "$prefix/bin/jitgemm-db" verify "$prefix/share/jitgemm/jitgemm_tuning.json" || die "jitgemm-db verify of the installed records failed"
 "$prefix/bin/jitgemm-tune" --help >/dev/null || die "jitgemm-tune --help failed"
+
+step "a CMake project with jitgemm inside it: add_subdirectory (configured, not built)"
+src=$(cd "$here/../.." && pwd)
+cmake -S "$here/subproject" -B "$work/subproject" -DJITGEMM_SOURCE="$src" -DCUDAToolkit_ROOT="$cuda_root" \
+  >"$work/subproject.log" 2>&1 || { cat "$work/subproject.log"; die "jitgemm does not configure as a subproject"; }
+grep -E "^-- jitgemm .* as a subproject" "$work/subproject.log"
 
 step "the Python package (ctypes layer)"
 env -u JITGEMM_LIBRARY PYTHONPATH="$libdir/python" python3 -c "
