@@ -78,6 +78,13 @@ import jitgemm, jitgemm._library as lib
 loaded = lib.load().path
 assert str(loaded).startswith('$libdir/'), f'loaded {loaded}, not the installed library'
 assert jitgemm.library_version() == jitgemm.__version__ == '$version', (jitgemm.library_version(), jitgemm.__version__)
+try:
+    import tomllib  # Python 3.11+: the package's pyproject.toml names the same version
+    with open('$src/python/pyproject.toml', 'rb') as f:
+        declared = tomllib.load(f)['project']['version']
+    assert declared == '$version', f'python/pyproject.toml says {declared}, the library $version'
+except ModuleNotFoundError:
+    pass
 print('python: jitgemm', jitgemm.__version__, 'from', loaded)
 " || die "the installed Python package does not load the installed library"
 echo "install check passed"
