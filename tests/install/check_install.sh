@@ -21,7 +21,7 @@ mv "$work/staged" "$work/prefix"
 prefix=$work/prefix
 libdir=$(dirname "$(find "$prefix" -name jitgemm.pc -path '*/pkgconfig/*')")/..
 libdir=$(cd "$libdir" && pwd)
-for f in include/jitgemm/runtime.hpp include/jitgemm/jitgemm.h bin/jitgemm-tune bin/jitgemm-db \
+for f in include/jitgemm/runtime.hpp include/jitgemm/jitgemm.h include/jitgemm/version.h bin/jitgemm-tune bin/jitgemm-db \
          share/jitgemm/jitgemm_tuning.json libexec/jitgemm/jitgemm-tune-worker; do
   [[ -e $prefix/$f ]] || die "$f is not installed"
 done
@@ -37,8 +37,8 @@ for h in runtime.hpp problem.hpp backward.hpp error.hpp; do
   echo "#include <jitgemm/$h>" | g++ -std=c++17 -fsyntax-only -Wall -Wextra -Werror -I"$prefix/include" -x c++ - ||
     die "<jitgemm/$h> does not compile on its own"
 done
-echo "#include <jitgemm/jitgemm.h>" | gcc -std=c99 -fsyntax-only -Wall -Wextra -Werror -pedantic -I"$prefix/include" -x c - ||
-  die "<jitgemm/jitgemm.h> does not compile as C99"
+printf '#include <jitgemm/jitgemm.h>\n#include <jitgemm/version.h>\n' | gcc -std=c99 -fsyntax-only -Wall -Wextra -Werror -pedantic -I"$prefix/include" -x c - ||
+  die "<jitgemm/jitgemm.h> or <jitgemm/version.h> does not compile as C99"
 
 step "a CMake project: find_package(jitgemm)"
 cmake -S "$here/consumer" -B "$work/consumer" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \

@@ -1,6 +1,8 @@
-/* A C user of an installed jitgemm (the C ABI, <jitgemm/jitgemm.h>): the version, a status and
-   message for a null argument, and a runtime, or "no GPU: <message>" where none can be made. */
+/* A C user of an installed jitgemm (the C ABI, <jitgemm/jitgemm.h>): the version (package, header,
+   library), a status and message for a null argument, and a runtime, or "no GPU: <message>"
+   where none can be made. */
 #include <jitgemm/jitgemm.h>
+#include <jitgemm/version.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -8,8 +10,9 @@
 int main(void) {
   jitgemm_runtime runtime = NULL;
   jitgemm_status status;
-  if (strcmp(jitgemm_version(), EXPECTED_VERSION) != 0) {
-    fprintf(stderr, "consumer_c: library version %s, package version %s\n", jitgemm_version(), EXPECTED_VERSION);
+  if (strcmp(jitgemm_version(), EXPECTED_VERSION) != 0 || strcmp(jitgemm_version(), JITGEMM_VERSION_STRING) != 0) {
+    fprintf(stderr, "consumer_c: library version %s, package version %s, header version %s\n", jitgemm_version(),
+            EXPECTED_VERSION, JITGEMM_VERSION_STRING);
     return 1;
   }
   printf("jitgemm %s\n", jitgemm_version());

@@ -1,7 +1,8 @@
-// A C++ user of an installed jitgemm: checks the version, that bad input is an InvalidArgument
+// A C++ user of an installed jitgemm: checks the version (package, header, library), that bad input is an InvalidArgument
 // naming the argument, and, where a GPU is, one product against a double-precision reference.
 // Prints "no GPU: <the library's message>" and succeeds where no driver or device is.
 #include <jitgemm/runtime.hpp>
+#include <jitgemm/version.h>
 
 #include <cuda_runtime.h>
 
@@ -27,8 +28,10 @@ bool cuda_ok(cudaError_t e, const char* call) {
 }  // namespace
 
 int main() {
-  if (jitgemm::version() != EXPECTED_VERSION)
-    return fail("library version " + std::string(jitgemm::version()) + ", package version " EXPECTED_VERSION);
+  if (jitgemm::version() != EXPECTED_VERSION || jitgemm::version() != JITGEMM_VERSION_STRING)
+    return fail("library version " + std::string(jitgemm::version()) + ", package version " EXPECTED_VERSION
+                ", header version " JITGEMM_VERSION_STRING);
+  static_assert(JITGEMM_VERSION_MAJOR >= 0 && JITGEMM_VERSION_MINOR >= 1, "<jitgemm/version.h> gives numbers");
   std::printf("jitgemm %s\n", std::string(jitgemm::version()).c_str());
 
   jitgemm::GemmProblem bad;
