@@ -5,19 +5,15 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <sstream>
 #include <utility>
+
+#include "database/default_database.hpp"
 
 namespace jitgemm {
 namespace {
 
 using Command = DbCommandLine::Command;
-
-std::string default_db_path() {
-  const char* env = std::getenv("JITGEMM_TUNING_DB");
-  return env != nullptr && *env != '\0' ? env : "tuning_db/jitgemm_tuning.json";
-}
 
 void setup_list(CLI::App& app, ListOptions& o) {
   CLI::App* cmd = app.add_subcommand("list", "one line per record: winner, time, TFLOP/s, speedup vs cuBLAS");
@@ -99,13 +95,13 @@ Command chosen_command(const CLI::App& app) {
 
 int parse_db_command_line(std::vector<std::string> args, DbCommandLine& out, std::string& message) {
   DbCommandLine parsed;  // bound to the flags; `out` gets it whatever the outcome
-  parsed.db = default_db_path();
+  parsed.db = default_database_path();
   message.clear();
   CLI::App app{"jitgemm-db: inspect and maintain jitgemm tuning databases"};
   app.name(args.empty() ? "jitgemm-db" : args.front());  // shown in the help, as argv[0] is
   app.fallthrough();  // --db is accepted after the subcommand too
   app.require_subcommand(1);
-  app.add_option("--db", parsed.db, "database file (default: $JITGEMM_TUNING_DB, else tuning_db/jitgemm_tuning.json)")
+  app.add_option("--db", parsed.db, "database file (default: $JITGEMM_TUNING_DB, else the shipped records, as the Runtime reads)")
       ->capture_default_str();
   setup_list(app, parsed.list);
   setup_show(app, parsed.show);

@@ -51,7 +51,7 @@ struct PruneOptions {
 struct DbCommandLine {
   enum class Command { None, List, Show, Diff, Merge, Verify, Prune, Explain };
   Command command = Command::None;  // None after a request for help
-  std::string db;                   // --db: $JITGEMM_TUNING_DB, else tuning_db/jitgemm_tuning.json
+  std::string db;                   // --db: default_database_path() (database/default_database.hpp)
   ListOptions list;
   ShowOptions show;
   DiffOptions diff;

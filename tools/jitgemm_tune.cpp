@@ -25,6 +25,7 @@
 #include "cuda/context.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/driver_api.hpp"
+#include "database/default_database.hpp"
 #include "database/device_key.hpp"
 #include "database/environments.hpp"
 #include "database/printable_text.hpp"
@@ -226,9 +227,7 @@ int run_gpu(const Options& o, std::vector<TuneJob> jobs, const Compiler& compile
   const cuda::DeviceInfo info = cuda::query_device(0);
   fmt::print("device: {} (sm_{}{}, {} SMs), driver {}, NVRTC {}\n", info.name, info.cc_major, info.cc_minor,
              info.sm_count, info.driver_version, nvrtc_version_string());
-  const std::string db_path = !o.db_path.empty() ? o.db_path
-                              : std::getenv("JITGEMM_TUNING_DB") ? std::getenv("JITGEMM_TUNING_DB")
-                                                                 : "tuning_db/jitgemm_tuning.json";
+  const std::string db_path = !o.db_path.empty() ? o.db_path : default_database_path();
   if (o.stale) {
     const std::vector<TuneJob> stale = jobs_of(o, stale_problems(db_path, info));
     if (stale.empty() && jobs.empty()) {

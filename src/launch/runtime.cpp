@@ -9,7 +9,6 @@
 #include <mutex>
 
 #include "codegen/kernel_family.hpp"
-#include "common/library_directory.hpp"
 #include "codegen/template_store.hpp"
 #include "compile/binary_cache.hpp"
 #include "compile/compiler.hpp"
@@ -17,6 +16,7 @@
 #include "cuda/device_info.hpp"
 #include "cuda/driver_api.hpp"
 #include "cuda/stream.hpp"
+#include "database/default_database.hpp"
 #include "database/device_key.hpp"
 #include "database/environments.hpp"
 #include "database/record_from_tuning.hpp"
@@ -39,9 +39,6 @@
 
 #ifndef JITGEMM_VERSION
 #define JITGEMM_VERSION "0.0.0"
-#endif
-#ifndef JITGEMM_SHIPPED_DB
-#define JITGEMM_SHIPPED_DB "tuning_db/jitgemm_tuning.json"
 #endif
 
 namespace jitgemm {
@@ -66,18 +63,6 @@ const TemplateStore& templates_for(const std::string& dir, std::unique_ptr<Templ
 // per family: TemplateStore::template_hash, no kernel rendered).
 Environments this_machine(const cuda::DeviceInfo& info, const TemplateStore& templates) {
   return machine_environments(templates, info.driver_version, nvrtc_version(), std::string(version()));
-}
-
-// The shipped records: the source tree's file this library was built from, or, once installed
-// without it, <prefix>/share/jitgemm/jitgemm_tuning.json beside the library's <prefix>/lib.
-std::string shipped_database() {
-  namespace fs = std::filesystem;
-  if (fs::exists(JITGEMM_SHIPPED_DB)) return JITGEMM_SHIPPED_DB;
-  if (const fs::path lib_dir = library_directory(); !lib_dir.empty()) {
-    const fs::path installed = lib_dir.parent_path() / "share/jitgemm/jitgemm_tuning.json";
-    if (fs::exists(installed)) return installed.string();
-  }
-  return JITGEMM_SHIPPED_DB;
 }
 
 // The public name of a serving rule.
@@ -128,7 +113,7 @@ struct Runtime::Impl {
             first_non_empty(options.cache_dir, "JITGEMM_CACHE_DIR", BinaryCache::default_dir().string()))),
         kernels(compiler, templates),
         launcher(compiler, templates, info.sm_count),
-        database_path(first_non_empty(options.database_path, "JITGEMM_TUNING_DB", shipped_database())),
+        database_path(options.database_path.empty() ? default_database_path() : options.database_path),
         selector(load_selector(database_path, device, info, templates)) {}
 
   const uint64_t owner = ThreadServeCache::new_owner();

@@ -65,6 +65,16 @@ gcc -std=c99 -Wall -Wextra -Werror -DEXPECTED_VERSION="\"$version\"" "$here/cons
 step "the installed tools and records"
 "$prefix/bin/jitgemm-db" verify "$prefix/share/jitgemm/jitgemm_tuning.json" || die "jitgemm-db verify of the installed records failed"
 "$prefix/bin/jitgemm-tune" --help >/dev/null || die "jitgemm-tune --help failed"
+# With no --db and no $JITGEMM_TUNING_DB the tools read the records the library serves, from any
+# directory and when found through PATH (before, they looked for tuning_db/ in the current one).
+named=$("$prefix/bin/jitgemm-db" --db "$prefix/share/jitgemm/jitgemm_tuning.json" list) || die "jitgemm-db list failed"
+unnamed=$(cd "$work" && env -u JITGEMM_TUNING_DB PATH="$prefix/bin:$PATH" jitgemm-db list) ||
+  die "jitgemm-db list without --db failed outside the source tree"
+# (The same records; the last line names the file: the source tree's while it exists, as the
+# library also prefers it, else the installed copy.)
+[[ $(sed '$d' <<<"$unnamed") == "$(sed '$d' <<<"$named")" ]] ||
+  die "jitgemm-db without --db lists other records than the shipped ones"
+echo "jitgemm-db list without --db, from $work through PATH: $(tail -1 <<<"$unnamed")"
 
 step "a CMake project with jitgemm inside it: add_subdirectory (configured, not built)"
 src=$(cd "$here/../.." && pwd)
