@@ -32,6 +32,7 @@
 #include "cuda/stream.hpp"
 #include "jitgemm/backward.hpp"
 #include "jitgemm/runtime.hpp"
+#include "database/default_database.hpp"
 #include "database/tuning_database.hpp"
 #include "problem/flop_rate.hpp"
 #include "problem/operand_structure.hpp"
@@ -97,12 +98,7 @@ struct BenchEnv {
   double db_load_ms = 0;                  // Runtime construction + first launch of a tuned problem
   // The database `runtime` serves from, read again for what the runtime does not report: how
   // long each record's tuning took.
-  TuningDatabase database = TuningDatabase::load(database_path());
-
-  static std::string database_path() {
-    const char* path = std::getenv("JITGEMM_TUNING_DB");
-    return path != nullptr && *path != '\0' ? path : fmt::format("{}/tuning_db/jitgemm_tuning.json", JITGEMM_SOURCE_DIR);
-  }
+  TuningDatabase database = TuningDatabase::load(default_database_path());
 };
 BenchEnv* g_env = nullptr;
 

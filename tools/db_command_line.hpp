@@ -65,7 +65,8 @@ struct DbCommandLine {
 // help; "jitgemm-db" when `args` is empty), into `out`. Returns the exit status CLI11's parsing
 // gives: 0 for a command to run (message empty) or a request for help (the help text in
 // `message`, for stdout); 2 for a usage error (the error and a hint in `message`, for stderr).
-// Reads $JITGEMM_TUNING_DB for the default of --db; nothing else outside its arguments.
+// Reads $JITGEMM_TUNING_DB, and whether the shipped records exist, for the default of --db
+// (default_database_path()); nothing else outside its arguments.
 int parse_db_command_line(std::vector<std::string> args, DbCommandLine& out, std::string& message);
 
 }  // namespace jitgemm
