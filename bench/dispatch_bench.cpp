@@ -75,29 +75,35 @@ DispatchFigures measure_dispatch(Runtime& runtime, const Compiler& compiler, int
   GemmLauncher launcher(compiler, TemplateStore::active(), sm_count);
   const LaunchPlan lp = launcher.plan(kernel.function, config, key);
   if (config.family() == KernelFamily::Wgmma) return f;  // pre-passes and tensor maps: not one launch
-  // The split-K sequence: the main kernel writes split_k partial products to the workspace and
-  // fp32/split_k_reduce.cu adds them (as GemmLauncher::launch_split_k and run_reduce do).
+  // The split-K sequence as GemmLauncher::launch_split_k runs it: the main kernel writes split_k
+  // partial products to the workspace, then either its tiles' last CTAs add them (the arrival
+  // counters zeroed first) or fp32/split_k_reduce.cu does (as run_reduce launches it).
   const bool split = config.split_k > 1;
   cuda::DeviceBuffer workspace(std::max<size_t>(lp.workspace.total_bytes, 256));
   const CUdeviceptr partials = workspace.get() + lp.workspace.split_k_partials.offset;
+  const CUdeviceptr arrivals = workspace.get() + lp.workspace.split_k_arrivals.offset;
   GemmProblem main_problem = p;
   if (split) main_problem.alpha = 1.0f, main_problem.beta = 0.0f, main_problem.ldc = lp.split_k_ld;
   GemmKernelArgs args(main_problem, a.get(), b.get(), split ? partials : c.get());
+  if (lp.split_k_finish) args.finish = {c.get(), p.effective_ldc(), p.alpha, p.beta, arrivals};
   auto params = args.pointers();
   const CompiledModule reducer = compile_module(compiler, TemplateStore::active().expand_includes("fp32/split_k_reduce.cu"),
                                                 "split_k_reduce", {}, "fp32/split_k_reduce.cu");
   SplitKReduceArgs reduce{partials, config.split_k, 64, 64, lp.split_k_ld, c.get(), 64, p.alpha, p.beta, 0};
+  reduce.groups = split_k_reduce_groups(config.split_k);
   auto reduce_params = reduce.pointers();
-  const unsigned reduce_blocks = 16;  // 64 x 64 outputs / 256 threads
+  const unsigned reduce_blocks = 16 * reduce.groups;  // 64 x 64 outputs: 1024 quads, 256 / groups a CTA
   const CUfunction fn = kernel.function.handle, reduce_fn = reducer.function.handle;
   const LaunchGeometry g = lp.main;
-  f.launches = split ? 2 : 1;
+  f.launches = split ? 2 : 1;  // the memset and the main kernel, or the main kernel and the reduction
   f.raw_launch_us = host_us_per_call(
       [&] {
+        if (lp.split_k_finish)
+          JITGEMM_CU(cuda::driver().cuMemsetD32Async(arrivals, 0, g.grid_x, stream), "raw arrival counters");
         JITGEMM_CU(cuda::driver().cuLaunchKernel(fn, g.grid_x, g.grid_y, g.grid_z, g.block_x, 1, 1,
                                                  static_cast<unsigned>(g.smem_bytes), stream, params.data(), nullptr),
                    "raw launch");
-        if (split)
+        if (split && !lp.split_k_finish)
           JITGEMM_CU(cuda::driver().cuLaunchKernel(reduce_fn, reduce_blocks, 1, 1, 256, 1, 1, 0, stream,
                                                    reduce_params.data(), nullptr),
                      "raw reduce launch");

@@ -14,7 +14,11 @@
 // kt is issued at the last k step of slice kt, once every warp has read that stage. Fragments are
 // double-buffered in registers across the slice boundary too: the first k row of the next slice
 // is read before the last rank-1 update of this one, so no read waits on the barrier's wake-up.
-// store_tile writes C at the end.
+// store_tile writes C at the end. Split-K (gridDim.y slices of K): C is the slice's part of the
+// workspace; compiled with SPLIT_K_FINISH (configs of 2..8 slices) and launched with
+// finish.arrivals set, the tile's last CTA then adds the slices into the caller's C itself
+// (common/split_k_finish.cuh), else fp32/split_k_reduce.cu does. Kernels for other splits carry
+// no finishing code.
 // Structure (common/work_item.cuh): WORK_LIST = 1: CTA x takes tile and K range from work
 // item x instead (a structured product's tiles, longest first); FILL = 1 (2): elements above
 // (below) the diagonal of C are written as zeros.
@@ -23,6 +27,7 @@
 // this file is compiled on its own (kernel development).
 #include "common/address.cuh"
 #include "common/cp_async.cuh"
+#include "common/split_k_finish.cuh"
 #include "common/split_k_slice.cuh"
 #include "common/tile_order.cuh"
 #include "common/work_item.cuh"
@@ -36,6 +41,7 @@ constexpr int STAGES = 3, SPLIT_K = 1, RASTER_GROUP = 8;
 constexpr int TRANS_A = 0, TRANS_B = 0;
 constexpr int VEC_A = 4, VEC_B = 4, VEC_C = 4;             // 4: 16-byte accesses allowed
 constexpr int FILL = 0, WORK_LIST = 0;                      // structure (see above)
+constexpr int SPLIT_K_FINISH = 0;                           // 1: split-K can be finished here (see below)
 constexpr int SMEM_BYTES = -1;                              // host's number; < 0: unchecked
 #endif
 
@@ -269,11 +275,11 @@ __device__ __forceinline__ void store_tile(float* C, long long ldc, int M, int N
 // ---- the kernel -------------------------------------------------------------------------
 // Grid: ceil(M/BLOCK_M) * ceil(N/BLOCK_N) CTAs along x, split-K slices along y, THREADS
 // threads, SMEM_TOTAL bytes of dynamic shared memory. work: WORK_LIST's items (one per CTA
-// column), otherwise unused.
+// column), otherwise unused. finish: split-K finished in this kernel (see the top), else unused.
 extern "C" __global__ void __launch_bounds__(THREADS, MIN_CTAS_PER_SM)
 KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
             const float* __restrict__ B, long long ldb, float* __restrict__ C, long long ldc,
-            float alpha, float beta, const int4* __restrict__ work) {
+            float alpha, float beta, const int4* __restrict__ work, SplitKFinish finish) {
   extern __shared__ __align__(16) float smem[];
   float* const as = smem;                       // [STAGES][BLOCK_K][A_STRIDE]  op(A) slices
   float* const bs = smem + STAGES * A_STAGE;    // [STAGES][BLOCK_K][B_STRIDE]  op(B) slices
@@ -357,4 +363,10 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
   }
 
   store_tile(C, ldc, M, N, tile.m0 + m_first, tile.n0 + n_first, acc, alpha, beta);
+  // The slices' base is C moved back from this CTA row's slice (recomputed: not kept live
+  // through the K loop).
+  if constexpr (SPLIT_K_FINISH)
+    if (gridDim.y > 1 && finish.arrivals != nullptr && split_k_arrive_last(finish.arrivals))
+        split_k_finish_tile<BLOCK_M, BLOCK_N, THREADS, FILL>(C - (long long)blockIdx.y * M * ldc, ldc, gridDim.y, M, N,
+                                                          tile.m0, tile.n0, finish);
 }

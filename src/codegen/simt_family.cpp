@@ -19,6 +19,7 @@ namespace {
 // formula as smem_stride() in kernel_templates/fp32/simt_gemm.cu.
 int smem_stride(int block_x) { return block_x + (36 - block_x % 32) % 32; }
 
+constexpr int kMaxFinishedSlices = 8;  // FINISH_MAX_SLICES of common/split_k_finish.cuh
 constexpr int kRegisterAllowance = 40;        // addresses, indices, loop state (see estimated_registers)
 constexpr int64_t kDefaultMinCtas = 2 * kLargestHopperSms;  // two CTAs on each SM of an H100 SXM / H200
 
@@ -141,8 +142,10 @@ class SimtRules final : public SplitKFamilyRules {
     return s.thread_m * s.thread_n <= 64 && threads(c) <= 512 ? std::min(estimate, 128) : estimate;
   }
 
+  // Configs of 2..8 slices compile the split-K finish in (SPLIT_K_FINISH, "_fin"): one kernel
+  // serves each of those splits, another every other split.
   std::string kernel_name(const KernelConfig& c, const KernelSpecialization& s) const override {
-    return SplitKFamilyRules::kernel_name(c, simt_view(s));
+    return SplitKFamilyRules::kernel_name(c, simt_view(s)) + (simt_can_finish_split_k(c) ? "_fin" : "");
   }
   std::string prologue(const KernelConfig& config, const KernelSpecialization& key_spec,
                        std::string_view kernel_name) const override {
@@ -159,6 +162,7 @@ class SimtRules final : public SplitKFamilyRules {
         "constexpr int TRANS_A = {ta}, TRANS_B = {tb};\n"
         "constexpr int VEC_A = {va}, VEC_B = {vb}, VEC_C = {vc};\n"
         "{structure}"
+        "constexpr int SPLIT_K_FINISH = {finish};\n"
         "constexpr int SMEM_BYTES = {smem};\n",
         fmt::arg("config", c.name()), fmt::arg("spec", s.suffix()), fmt::arg("name", kernel_name),
         fmt::arg("bm", c.block_m), fmt::arg("bn", c.block_n), fmt::arg("bk", c.block_k), fmt::arg("wm", p.warps_m),
@@ -166,7 +170,7 @@ class SimtRules final : public SplitKFamilyRules {
         fmt::arg("stages", c.stages), fmt::arg("split", c.split_k), fmt::arg("group", c.raster_group),
         fmt::arg("ta", s.trans_a == Op::T ? 1 : 0), fmt::arg("tb", s.trans_b == Op::T ? 1 : 0),
         fmt::arg("va", s.vec_a), fmt::arg("vb", s.vec_b), fmt::arg("vc", s.vec_c),
-        fmt::arg("structure", structure_constants(s)),
+        fmt::arg("structure", structure_constants(s)), fmt::arg("finish", simt_can_finish_split_k(config) ? 1 : 0),
         fmt::arg("smem", shared_memory_bytes(c)));
   }
 
@@ -191,6 +195,14 @@ class SimtRules final : public SplitKFamilyRules {
 };
 
 }  // namespace
+
+bool simt_can_finish_split_k(const KernelConfig& config) noexcept {
+  return config.family() == KernelFamily::Simt && config.split_k >= 2 && config.split_k <= kMaxFinishedSlices;
+}
+
+bool simt_finishes_split_k(const KernelConfig& config, int64_t tiles, int sm_count) noexcept {
+  return simt_can_finish_split_k(config) && tiles >= sm_count;
+}
 
 std::vector<KernelConfig> simt_candidate_space(const ProblemKey& key, const StaticLimits& limits) {
   const int64_t max_bm = tile_limit(key.m), max_bn = tile_limit(key.n);

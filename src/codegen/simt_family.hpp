@@ -16,6 +16,20 @@ struct TransposedCopies {
 };
 TransposedCopies simt_transposed_copies(const ProblemKey& key) noexcept;
 
+// Split-K finished by the SIMT kernel itself (the tile's last CTA adds the slices,
+// common/split_k_finish.cuh) instead of fp32/split_k_reduce.cu, the same bits either way.
+// Compiled into the kernels of configs with 2..8 slices (SPLIT_K_FINISH, kernel names end in
+// "_fin"): the finishing CTA reads at most 7 other partial tiles, just written and in L2; more
+// slices (largeK: 132) leave the adding to the reduction kernel, which spreads it over every SM,
+// and their kernels carry no finishing code. Used where the output has at least one tile per SM
+// (`tiles` >= `sm_count`), so that finishing CTAs are spread over the SMs too. On the H200
+// (device-run.sh ab, main against the change): 1537^3 (4 slices, 325 tiles; the reduction
+// kernel took 40 of its 307 us under Nsight Compute, while its main kernel ran as long as
+// cuBLAS's whole product) 0.235 -> 0.229 ms; 512^3 (4 slices on 32 tiles) 0.018 -> 0.022, hence
+// the tile rule.
+bool simt_can_finish_split_k(const KernelConfig& config) noexcept;
+bool simt_finishes_split_k(const KernelConfig& config, int64_t tiles, int sm_count) noexcept;
+
 // The configs worth timing for an fp32 problem:
 //   CTA tiles 64/128/256 x 64/128/256, block_k 8/16/32, 4 or 8 warps, each warp's 32 lanes
 //   arranged 4x8 or 8x4 with thread tiles 4x4 .. 8x16 / 16x8, 2..5 stages, each with split_k 1

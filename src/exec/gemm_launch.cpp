@@ -57,6 +57,10 @@ GemmLauncher::GemmLauncher(const Compiler& compiler, const TemplateStore& templa
       dependent_launch_([] {
         const char* v = std::getenv("JITGEMM_DEPENDENT_LAUNCH");
         return v == nullptr || std::string_view(v) != "0";
+      }()),
+      split_k_finish_([] {
+        const char* v = std::getenv("JITGEMM_SPLIT_K_FINISH");
+        return v == nullptr || std::string_view(v) != "0";
       }()) {
   CompiledModule reducer = compile_reducer(compiler, templates);
   reduce_module_ = std::move(reducer.module);
@@ -182,9 +186,15 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const PlanKernels& ker
   GemmProblem main_problem = q;
   if (split) main_problem.alpha = 1.0f, main_problem.beta = 0.0f, main_problem.ldc = plan.split_k_ld;
   GemmKernelArgs args(main_problem, a, b, split ? partials : c, work);
+  const bool finish = plan.split_k_finish && split_k_finish_;
+  if (finish) {
+    const CUdeviceptr arrivals = at(workspace, plan.workspace.split_k_arrivals);
+    JITGEMM_CU(cuda::driver().cuMemsetD32Async(arrivals, 0, plan.main.grid_x, stream), "split-K arrival counters");
+    args.finish = {c, q.effective_ldc(), q.alpha, q.beta, arrivals};
+  }
   auto params = args.pointers();
   launch_on(*kernels.main, plan.main, stream, params.data());
-  if (split)
+  if (split && !finish)
     run_reduce({partials, plan.config.split_k, static_cast<int>(q.m), static_cast<int>(q.n), plan.split_k_ld, c,
                 q.effective_ldc(), q.alpha, q.beta, triangle_code(plan.triangles.c)},
                stream);

@@ -2,7 +2,9 @@
 // the work around the main kernel that its family needs. Shared by the tuner (which runs
 // candidates) and the Runtime (which serves them).
 //   simt, mma, split_k > 1: partial products of K slices into the workspace, then
-//                           fp32/split_k_reduce.cu adds them in double, in a fixed order.
+//                           fp32/split_k_reduce.cu adds them in double, in a fixed order
+//                           (simt with 2..8 slices: the kernel's tiles' last CTAs do, the
+//                           same additions: plan.split_k_finish).
 //   wgmma:                  tf32/split_operand.cu writes op(A) and op(B) K-major as TF32
 //                           planes into the workspace, then the persistent wgmma kernel
 //                           reads them through TMA tensor maps. With A in registers only
@@ -118,6 +120,7 @@ class GemmLauncher {
   const TemplateStore& templates_;
   int sm_count_;
   bool dependent_launch_;  // JITGEMM_DEPENDENT_LAUNCH=0 turns programmatic dependent launches off
+  bool split_k_finish_;    // JITGEMM_SPLIT_K_FINISH=0: plan.split_k_finish plans reduce in a kernel of their own
   cuda::Module reduce_module_;
   cuda::Function reduce_;
   std::mutex mutex_;  // guards the caches below (std::map: their entries never move)

@@ -2,7 +2,8 @@
 // pointers handed to cuLaunchKernel stay valid for the call:
 //   GemmKernelArgs   fp32/simt_gemm.cu and tf32/mma_sync_gemm.cu:
 //     (int M, int N, int K, const float* A, long long lda, const float* B, long long ldb,
-//      float* C, long long ldc, float alpha, float beta, const int4* work)
+//      float* C, long long ldc, float alpha, float beta, const int4* work
+//      [simt_gemm.cu only: , SplitKFinish finish])
 //   WgmmaKernelArgs  tf32/wgmma_gemm.cu (tensor maps, C, sizes, flags, ConvertJob, StreamKSpace)
 //   SplitKReduceArgs fp32/split_k_reduce.cu
 #pragma once
@@ -15,6 +16,16 @@
 
 namespace jitgemm {
 
+// The last parameter of fp32/simt_gemm.cu: SplitKFinish of common/split_k_finish.cuh, where the
+// tile's last CTA of a split-K launch writes the finished C (arrivals 0: the host reduces).
+struct SplitKFinish {
+  CUdeviceptr c = 0;
+  long long ldc = 0;
+  float alpha = 1, beta = 0;
+  CUdeviceptr arrivals = 0;  // unsigned per tile, zeroed before the launch
+};
+static_assert(sizeof(SplitKFinish) == 32, "SplitKFinish must match the kernel's struct");
+
 struct GemmKernelArgs {
   int m, n, k;
   CUdeviceptr a;
@@ -25,6 +36,9 @@ struct GemmKernelArgs {
   long long ldc;
   float alpha, beta;
   CUdeviceptr work;  // WORK_LIST: the work items (exec/work_list.hpp), one per CTA column; else 0
+  // simt_gemm.cu's split-K finish (zeros: none). The mma_sync kernel has no such parameter:
+  // cuLaunchKernel reads as many as the kernel has.
+  SplitKFinish finish;
 
   GemmKernelArgs(const GemmProblem& p, CUdeviceptr a_ptr, CUdeviceptr b_ptr, CUdeviceptr c_ptr,
                  CUdeviceptr work_items = 0)
@@ -33,8 +47,8 @@ struct GemmKernelArgs {
         alpha(p.alpha), beta(p.beta), work(work_items) {}
 
   // The kernel-parameter array for cuLaunchKernel, in signature order.
-  std::array<void*, 12> pointers() {
-    return {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &work};
+  std::array<void*, 13> pointers() {
+    return {&m, &n, &k, &a, &lda, &b, &ldb, &c, &ldc, &alpha, &beta, &work, &finish};
   }
 };
 

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "codegen/simt_family.hpp"
 #include "codegen/split_k_policy.hpp"
 #include "codegen/wgmma_family.hpp"
 #include "jitgemm/error.hpp"
@@ -88,6 +89,8 @@ void plan_split_k(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& 
   plan.split_k_ld = split_k_workspace_ld(p.n);
   if (plan.config.split_k > 1)
     plan.workspace.split_k_partials = regions.take(floats(plan.config.split_k * p.m * plan.split_k_ld));
+  plan.split_k_finish = simt_finishes_split_k(plan.config, plan.main.grid_x, device.sm_count);
+  if (plan.split_k_finish) plan.workspace.split_k_arrivals = regions.take(sizeof(uint32_t) * plan.main.grid_x);
   plan.triangles = product_triangles(p);
 }
 

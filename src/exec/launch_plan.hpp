@@ -65,6 +65,7 @@ struct WorkspaceLayout {
   WorkspaceRegion b_planes;           // wgmma: B' likewise
   WorkspaceRegion stream_k_partials;  // wgmma, stream-K: one block_m x block_n partial tile per CTA
   WorkspaceRegion split_k_partials;   // split-K families, wgmma K pieces: split_k slices of M x split_k_ld floats
+  WorkspaceRegion split_k_arrivals;   // split_k_finish: one unsigned per tile, zeroed before the launch
   WorkspaceRegion copy_a;             // A read in place, copied dense first (PlannedOperand::copied)
   WorkspaceRegion copy_b;             // the same for B
   WorkspaceRegion work_list;          // structured products: WorkList::words()
@@ -115,6 +116,9 @@ struct LaunchPlan {
   size_t flag_words = 0;     // wgmma: 32-bit flags zeroed before the launch (0: no memset)
   bool main_dependent = false;  // wgmma: the main kernel launched as a dependent of the pre-pass (PDL)
   int64_t split_k_ld = 0;    // split-K, wgmma K pieces: row length of a slice
+  // Split-K finished by the main kernel (simt_finishes_split_k: 2..8 slices, at least one tile
+  // per SM): its tiles' last CTAs add the slices into C, and no reduction kernel runs.
+  bool split_k_finish = false;
   // Structured products, in the kernel's terms (wgmma swapped: of C^T = op(B)^T op(A)^T):
   // which triangles of its operands may be nonzero and which of its output is kept, and the
   // tiles with their K ranges (empty without triangles or a fill).

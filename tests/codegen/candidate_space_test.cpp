@@ -262,6 +262,16 @@ TEST(SplitK, SlicesAreALaunchParameterNotACompiledOne) {
   const RenderedKernel plain = render_kernel(c, KernelSpecialization{});
   EXPECT_EQ(split.kernel_name, plain.kernel_name);
   EXPECT_EQ(split.source, plain.source);
+  // 2..8 slices share a second kernel, the one that can finish the split itself
+  // (simt_can_finish_split_k: SPLIT_K_FINISH = 1, "_fin").
+  c.split_k = 2;
+  const RenderedKernel two = render_kernel(c, KernelSpecialization{});
+  c.split_k = 8;
+  const RenderedKernel eight = render_kernel(c, KernelSpecialization{});
+  EXPECT_EQ(two.kernel_name, plain.kernel_name + "_fin");
+  EXPECT_EQ(two.source, eight.source);
+  EXPECT_NE(two.source.find("constexpr int SPLIT_K_FINISH = 1;"), std::string::npos);
+  EXPECT_NE(plain.source.find("constexpr int SPLIT_K_FINISH = 0;"), std::string::npos);
 }
 
 }  // namespace

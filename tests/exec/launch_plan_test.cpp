@@ -30,7 +30,7 @@ ProblemKey key_of(Precision p, int64_t m, int64_t n, int64_t k, Op ta = Op::N, O
 
 std::vector<WorkspaceRegion> regions(const WorkspaceLayout& w) {
   return {w.flags, w.convert_counters, w.a_planes, w.b_planes, w.stream_k_partials, w.split_k_partials,
-          w.copy_a, w.copy_b, w.work_list};
+          w.split_k_arrivals, w.copy_a, w.copy_b, w.work_list};
 }
 
 void expect_sound(const LaunchPlan& plan) {
@@ -120,6 +120,26 @@ TEST(LaunchPlan, SplitKAndSymmetricCopies) {
   EXPECT_EQ(plan.split_k_ld, 1004);
   EXPECT_EQ(plan.workspace.split_k_partials.bytes, 4u * 4 * 1000 * 1004);
   EXPECT_EQ(plan.main.grid_y, 4u);
+  // 2..8 slices on at least one tile per SM: the SIMT kernel's tiles' last CTAs add them,
+  // counting on one word per tile. Fewer tiles than SMs, or more slices: the reduction kernel.
+  const KernelConfig small_tiles = KernelConfig::parse("simt_fp32_64x64x8_w2x2_t4x8_s3_k4_g8");
+  const LaunchPlan finishing = make_launch_plan(small_tiles, key, {132, 0});
+  EXPECT_EQ(finishing.main.grid_x, 16u * 16);
+  EXPECT_TRUE(finishing.split_k_finish);
+  EXPECT_EQ(finishing.workspace.split_k_arrivals.bytes, 4u * 16 * 16);
+  expect_sound(finishing);
+  EXPECT_FALSE(make_launch_plan(small_tiles, key, {257, 0}).split_k_finish);  // 256 tiles on 257 SMs
+  for (int split : {1, 2, 8, 9, 16, 132}) {
+    KernelConfig other = small_tiles;
+    other.split_k = split;
+    const LaunchPlan p = make_launch_plan(other, key, {132, 0});
+    EXPECT_EQ(p.split_k_finish, split >= 2 && split <= 8) << split << " slices";
+    EXPECT_EQ(p.workspace.split_k_arrivals.bytes, p.split_k_finish ? 4u * 256 : 0u) << split << " slices";
+  }
+  // The mma.sync family splits K the same way and leaves the adding to the reduction kernel.
+  const KernelConfig mma = KernelConfig::parse("mma_tf32x3_64x64x32_w2x2_s3_a32_k4_g8");
+  const ProblemKey mma_key = key_of(Precision::TF32x3, 100, 100, 4096);
+  EXPECT_FALSE(make_launch_plan(mma, mma_key, {132, 0}).split_k_finish);
   key = key_of(Precision::FP32, 1000, 1000, 1000);
   key.structure_b = Structure::Symmetric;
   plan = make_launch_plan(default_config(key), key, {132, 0});

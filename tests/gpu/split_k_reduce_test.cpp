@@ -1,16 +1,21 @@
-// The split-K reduction (fp32/split_k_reduce.cu) over every way it shares out the slices: slice
-// counts that give one, two, four or eight threads a quad of C, and counts that are not
-// multiples of those; widths whose last quad is partial (N = 37, 6, 1); both fills; beta 0 and
-// not. The workspace is NaN-filled (ConfigRunner), so a read of a slice's padding (columns N ..
-// ldw, which no kernel writes) shows as a wrong result.
+// The split-K reduction over every way it shares out the slices: slice counts that give one, two,
+// four or eight threads a quad of C, and counts that are not multiples of those; widths whose
+// last quad is partial (N = 37, 6, 1); both fills; beta 0 and not. Up to 8 slices the SIMT
+// kernel's tiles' last CTAs add them (common/split_k_finish.cuh), beyond that
+// fp32/split_k_reduce.cu does; both give the same bits. The workspace is NaN-filled
+// (ConfigRunner), so a read of a slice's padding (columns N .. ldw, which no kernel writes)
+// shows as a wrong result.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <tuple>
 
 #include "codegen/simt_family.hpp"
 #include "config_cases.hpp"
+#include "exec/gemm_launch.hpp"
+#include "launch/kernel_cache.hpp"
 
 namespace jitgemm::testing {
 namespace {
@@ -36,6 +41,61 @@ TEST(SplitKReduce, EverySliceShareAndPartialQuad) {
           ++cases;
         }
   EXPECT_EQ(cases, 3 * 7 * 2 * 2);
+}
+
+// The kernel's own finish and the reduction kernel add the same doubles in the same order: C is
+// the same bits either way (JITGEMM_SPLIT_K_FINISH=0 makes a launcher use the reduction kernel).
+// Outputs of at least one tile per SM (where plans finish in the kernel), partial last quads
+// (N = 1001, 998), both fills, beta 0.5.
+TEST(SplitKReduce, TheKernelsFinishGivesTheReductionKernelsBits) {
+  JITGEMM_REQUIRE_GPU();
+  GpuEnvironment& env = gpu();
+  KernelCache kernels(env.compiler(), TemplateStore::active());
+  GemmLauncher finishing(env.compiler(), TemplateStore::active(), env.info().sm_count);
+  setenv("JITGEMM_SPLIT_K_FINISH", "0", 1);
+  GemmLauncher reducing(env.compiler(), TemplateStore::active(), env.info().sm_count);
+  unsetenv("JITGEMM_SPLIT_K_FINISH");
+  int cases = 0;
+  for (const char* name : {"simt_fp32_64x64x8_w2x2_t4x8_s3_k1_g8", "simt_fp32_64x128x16_w1x4_t8x8_s3_k1_g8"})
+    for (auto [m, n, k, fill] : {std::tuple{1100, 1001, 2000, Fill::Full}, std::tuple{1500, 998, 1500, Fill::Lower},
+                                 std::tuple{1030, 1300, 3000, Fill::Upper}})
+      for (int split : {2, 3, 4, 5, 8}) {
+        GemmProblem p;
+        p.m = m, p.n = n, p.k = k;
+        p.fill = fill, p.alpha = -0.75f, p.beta = 0.5f;
+        const ProblemKey key = make_problem_key(p);
+        KernelConfig config = KernelConfig::parse(name);
+        config.split_k = split;
+        ASSERT_TRUE(simt_finishes_split_k(config, config.output_tiles(m, n), env.info().sm_count)) << config.name();
+        const LoadedKernel& kernel = kernels.get(config, specialization_of(key));
+        cuda::DeviceBuffer workspace(finishing.workspace_bytes(config, p));
+        const size_t c_bytes = sizeof(float) * static_cast<size_t>(p.m * p.effective_ldc());
+        cuda::DeviceBuffer c0(c_bytes), finished(c_bytes), reduced(c_bytes);
+        ++cases;
+        const CaseResult r = env.run_case(p, 700 + cases, RandomKind::SignedNormal, [&](const float* a, const float* b,
+                                                                                       float* c) {
+          const CUdeviceptr out = reinterpret_cast<CUdeviceptr>(c);
+          auto run = [&](GemmLauncher& launcher) {
+            launcher.launch(kernel.function, config, p, reinterpret_cast<CUdeviceptr>(a),
+                            reinterpret_cast<CUdeviceptr>(b), out, workspace.get(), env.stream());
+          };
+          // beta is nonzero: both runs start from the same C.
+          JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(c0.get(), out, c_bytes, env.stream()), "C -> C0");
+          run(reducing);
+          JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(reduced.get(), out, c_bytes, env.stream()), "C -> reduced");
+          JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(out, c0.get(), c_bytes, env.stream()), "C0 -> C");
+          run(finishing);  // last: the checked result
+          JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(finished.get(), out, c_bytes, env.stream()), "C -> finished");
+        });
+        const std::string what = fmt::format("{} on {}", config.name(), p.to_string());
+        // As above: the slices' sums are exact enough in double; each slice's FP32 chain is left.
+        const double bound = std::max(r.tolerance, std::sqrt(static_cast<double>(k)) * kUnitRoundoff);
+        EXPECT_TRUE(r.ours.passes(bound)) << describe_failure(config, p, r);
+        JITGEMM_CU(cuda::driver().cuStreamSynchronize(env.stream()), "sync");
+        EXPECT_TRUE(finished.to_host_vector<unsigned>(c_bytes / 4) == reduced.to_host_vector<unsigned>(c_bytes / 4))
+            << what << ": the kernel's finish and the reduction kernel differ";
+      }
+  EXPECT_EQ(cases, 2 * 3 * 5);
 }
 
 }  // namespace

@@ -34,8 +34,8 @@ std::vector<size_t> drain(CompileQueue& queue) {
 
 TEST(CompileQueue, DeliversEveryConfigOnceInRankOrderAndSharesSplitKernels) {
   const std::vector<KernelConfig> configs = tuning_candidates(square(1000));  // tiles with split-K siblings
-  std::set<std::string> kernels;
-  for (KernelConfig c : configs) c.split_k = 1, kernels.insert(c.name());
+  std::set<std::string> kernels;  // one per compiled kernel: the splits of a tile share one (or two: simt_can_finish_split_k)
+  for (const KernelConfig& c : configs) kernels.insert(rules_of(c).kernel_name(c, KernelSpecialization{}));
   ASSERT_LT(kernels.size(), configs.size());
   std::vector<size_t> order(configs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = order.size() - 1 - i;  // last first
