@@ -147,6 +147,35 @@ inline GemmProblem sweep_case(int i, int64_t m, int64_t n, int64_t k, Precision 
   return p;
 }
 
+// Two runs on the same C (beta may be nonzero): `first` and then `second` each start from C as it
+// was before either, and each one's C is kept; C is left as `second` wrote it (what run_case then
+// checks). Call run inside run_case's launch; same_bits after the stream is synchronized.
+class TwoRunsFromOneC {
+ public:
+  explicit TwoRunsFromOneC(size_t c_bytes) : bytes_(c_bytes), c0_(c_bytes), first_(c_bytes), second_(c_bytes) {}
+
+  template <class First, class Second>
+  void run(CUdeviceptr c, CUstream s, First&& first, Second&& second) {
+    copy(c0_.get(), c, s, "C -> C0");
+    first();
+    copy(first_.get(), c, s, "C -> first");
+    copy(c, c0_.get(), s, "C0 -> C");
+    second();
+    copy(second_.get(), c, s, "C -> second");
+  }
+  bool same_bits() const {
+    return first_.to_host_vector<unsigned>(bytes_ / 4) == second_.to_host_vector<unsigned>(bytes_ / 4);
+  }
+
+ private:
+  void copy(CUdeviceptr to, CUdeviceptr from, CUstream s, const char* what) {
+    JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(to, from, bytes_, s), "{}", what);
+  }
+
+  size_t bytes_;
+  cuda::DeviceBuffer c0_, first_, second_;
+};
+
 // One environment per test binary, created on first use (only where a GPU exists).
 GpuEnvironment& gpu();
 

@@ -102,29 +102,20 @@ TEST_P(HugeK, SampleConfigsWithPiecesMeetTheContractAndRepeatBitForBit) {
     for (const KernelConfig& config : piece_configs(key)) {
       const LoadedKernel& kernel = kernels.get(config, spec);
       cuda::DeviceBuffer workspace(launcher.workspace_bytes(config, p));
-      const size_t c_bytes = sizeof(float) * static_cast<size_t>(p.m * p.effective_ldc());
-      cuda::DeviceBuffer c0(c_bytes), first(c_bytes), second(c_bytes);
+      TwoRunsFromOneC runs(sizeof(float) * static_cast<size_t>(p.m * p.effective_ldc()));
       ++cases;
       const CaseResult r = env.run_case(p, 5000 + cases, RandomKind::SignedNormal, [&](const float* a, const float* b,
                                                                                       float* c) {
-        const CUdeviceptr out = reinterpret_cast<CUdeviceptr>(c);
         auto run = [&] {
           launcher.launch(kernel.function, config, p, reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),
-                          out, workspace.get(), env.stream());
+                          reinterpret_cast<CUdeviceptr>(c), workspace.get(), env.stream());
         };
-        // beta may be nonzero: keep the initial C to run from it again.
-        JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(c0.get(), out, c_bytes, env.stream()), "C -> C0");
-        run();
-        JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(first.get(), out, c_bytes, env.stream()), "C -> first");
-        JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(out, c0.get(), c_bytes, env.stream()), "C0 -> C");
-        run();
-        JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(second.get(), out, c_bytes, env.stream()), "C -> second");
+        runs.run(reinterpret_cast<CUdeviceptr>(c), env.stream(), run, run);
       });
       const std::string what = fmt::format("{} on {}", config.name(), p.to_string());
       EXPECT_TRUE(r.ours.passes(r.tolerance)) << what << ": " << describe(r);
       JITGEMM_CU(cuda::driver().cuStreamSynchronize(env.stream()), "sync");
-      const auto x = first.to_host_vector<unsigned>(c_bytes / 4), y = second.to_host_vector<unsigned>(c_bytes / 4);
-      EXPECT_TRUE(x == y) << what << ": a repeated launch differs";
+      EXPECT_TRUE(runs.same_bits()) << what << ": a repeated launch differs";
       std::printf("[ info ] %s: %s\n", what.c_str(), describe(r).c_str());
     }
   }

@@ -69,31 +69,25 @@ TEST(SplitKReduce, TheKernelsFinishGivesTheReductionKernelsBits) {
         ASSERT_TRUE(simt_finishes_split_k(config, config.output_tiles(m, n), env.info().sm_count)) << config.name();
         const LoadedKernel& kernel = kernels.get(config, specialization_of(key));
         cuda::DeviceBuffer workspace(finishing.workspace_bytes(config, p));
-        const size_t c_bytes = sizeof(float) * static_cast<size_t>(p.m * p.effective_ldc());
-        cuda::DeviceBuffer c0(c_bytes), finished(c_bytes), reduced(c_bytes);
+        TwoRunsFromOneC runs(sizeof(float) * static_cast<size_t>(p.m * p.effective_ldc()));
         ++cases;
         const CaseResult r = env.run_case(p, 700 + cases, RandomKind::SignedNormal, [&](const float* a, const float* b,
                                                                                        float* c) {
-          const CUdeviceptr out = reinterpret_cast<CUdeviceptr>(c);
-          auto run = [&](GemmLauncher& launcher) {
-            launcher.launch(kernel.function, config, p, reinterpret_cast<CUdeviceptr>(a),
-                            reinterpret_cast<CUdeviceptr>(b), out, workspace.get(), env.stream());
+          auto with = [&](GemmLauncher& launcher) {
+            return [&] {
+              launcher.launch(kernel.function, config, p, reinterpret_cast<CUdeviceptr>(a),
+                              reinterpret_cast<CUdeviceptr>(b), reinterpret_cast<CUdeviceptr>(c), workspace.get(),
+                              env.stream());
+            };
           };
-          // beta is nonzero: both runs start from the same C.
-          JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(c0.get(), out, c_bytes, env.stream()), "C -> C0");
-          run(reducing);
-          JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(reduced.get(), out, c_bytes, env.stream()), "C -> reduced");
-          JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(out, c0.get(), c_bytes, env.stream()), "C0 -> C");
-          run(finishing);  // last: the checked result
-          JITGEMM_CU(cuda::driver().cuMemcpyDtoDAsync(finished.get(), out, c_bytes, env.stream()), "C -> finished");
+          runs.run(reinterpret_cast<CUdeviceptr>(c), env.stream(), with(reducing), with(finishing));  // checked: finishing
         });
         const std::string what = fmt::format("{} on {}", config.name(), p.to_string());
         // As above: the slices' sums are exact enough in double; each slice's FP32 chain is left.
         const double bound = std::max(r.tolerance, std::sqrt(static_cast<double>(k)) * kUnitRoundoff);
         EXPECT_TRUE(r.ours.passes(bound)) << describe_failure(config, p, r);
         JITGEMM_CU(cuda::driver().cuStreamSynchronize(env.stream()), "sync");
-        EXPECT_TRUE(finished.to_host_vector<unsigned>(c_bytes / 4) == reduced.to_host_vector<unsigned>(c_bytes / 4))
-            << what << ": the kernel's finish and the reduction kernel differ";
+        EXPECT_TRUE(runs.same_bits()) << what << ": the kernel's finish and the reduction kernel differ";
       }
   EXPECT_EQ(cases, 2 * 3 * 5);
 }
