@@ -39,6 +39,12 @@ void launch_on(const cuda::Function& kernel, const LaunchGeometry& g, CUstream s
     cuda::launch(kernel, grid, block, smem, stream, params);
 }
 
+// A launch option that is on unless its environment variable is "0" (A/B runs of one build).
+bool switched_on(const char* variable) {
+  const char* v = std::getenv(variable);
+  return v == nullptr || std::string_view(v) != "0";
+}
+
 // A raw operand read by TMA in place: a 16-byte aligned base and row pitch.
 void check_in_place(const KernelConfig& config, CUdeviceptr ptr, int64_t ld, const char* which) {
   if (vector_width(ld, reinterpret_cast<const void*>(ptr)) != 4)
@@ -54,14 +60,8 @@ GemmLauncher::GemmLauncher(const Compiler& compiler, const TemplateStore& templa
     : compiler_(compiler),
       templates_(templates),
       sm_count_(sm_count),
-      dependent_launch_([] {
-        const char* v = std::getenv("JITGEMM_DEPENDENT_LAUNCH");
-        return v == nullptr || std::string_view(v) != "0";
-      }()),
-      split_k_finish_([] {
-        const char* v = std::getenv("JITGEMM_SPLIT_K_FINISH");
-        return v == nullptr || std::string_view(v) != "0";
-      }()) {
+      dependent_launch_(switched_on("JITGEMM_DEPENDENT_LAUNCH")),
+      split_k_finish_(switched_on("JITGEMM_SPLIT_K_FINISH")) {
   CompiledModule reducer = compile_reducer(compiler, templates);
   reduce_module_ = std::move(reducer.module);
   reduce_ = std::move(reducer.function);
