@@ -367,6 +367,6 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
   // through the K loop).
   if constexpr (SPLIT_K_FINISH)
     if (gridDim.y > 1 && finish.arrivals != nullptr && split_k_arrive_last(finish.arrivals))
-        split_k_finish_tile<BLOCK_M, BLOCK_N, THREADS, FILL>(C - (long long)blockIdx.y * M * ldc, ldc, gridDim.y, M, N,
-                                                          tile.m0, tile.n0, finish);
+      split_k_finish_tile<BLOCK_M, BLOCK_N, THREADS, FILL>(C - (long long)blockIdx.y * M * ldc, ldc, gridDim.y, M, N,
+                                                           tile.m0, tile.n0, finish);
 }
