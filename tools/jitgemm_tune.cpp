@@ -195,16 +195,25 @@ std::vector<NamedProblem> stale_problems(const std::string& db_path, const cuda:
   return list;
 }
 
-// The database whose records give the priors of the budgeted search (tuning_priors); empty when
-// --no-priors, an exhaustive search, or a file that does not load (said on stderr).
-TuningDatabase priors_database(const Options& o, const std::string& db_path) {
-  if (o.no_priors || o.budget_s <= 0) return {};
+// The database the tuning starts from: its records give the budgeted search's priors
+// (tuning_priors) and each problem's own record, the incumbent of a re-tune. Empty when the
+// file does not load (said on stderr; the tuning then writes a new one as it always does).
+TuningDatabase existing_database(const std::string& db_path) {
   try {
     return TuningDatabase::load(db_path);
   } catch (const Error& e) {
-    fmt::print(stderr, "warning: no priors for the budgeted search: {}\n", printable(e.what(), LineBreaks::Keep));
+    fmt::print(stderr, "warning: no priors and no incumbents from {}: {}\n", printable(db_path),
+               printable(e.what(), LineBreaks::Keep));
     return {};
   }
+}
+
+// This device's record of exactly this problem: its config keeps the win of a re-tune unless a
+// finalist beats it by more than TuneSettings::incumbent_margin.
+std::optional<KernelConfig> incumbent(const TuningDatabase& db, const DeviceKey& device, const ProblemKey& key) {
+  const RecordMatch match = db.match(device, key);
+  if (match.rule != RecordMatch::Rule::Exact) return std::nullopt;
+  return match.record->config;
 }
 
 // Where one tuning's time went and what it left out, one line:
@@ -241,7 +250,8 @@ int run_gpu(const Options& o, std::vector<TuneJob> jobs, const Compiler& compile
   int written = 0;  // records saved so far: each as its problem finishes
   std::vector<std::string> incidents;  // candidates that faulted or hung, with what happened
   std::vector<std::string> summaries;  // where each tuning's time went
-  const TuningDatabase known = priors_database(o, db_path);
+  const TuningDatabase known = existing_database(db_path);
+  const bool use_priors = !o.no_priors && o.budget_s > 0;  // the budgeted search's
   for (const auto& [np, candidates] : jobs) {
     TuneSettings settings;
     settings.jobs = o.jobs;
@@ -249,7 +259,9 @@ int run_gpu(const Options& o, std::vector<TuneJob> jobs, const Compiler& compile
     settings.search = search_for_budget(o.budget_s);
     settings.budget_s = o.budget_s;
     settings.candidates = candidates;
-    settings.priors = tuning_priors(known, device_key(info), make_problem_key(np.problem));
+    const ProblemKey key = make_problem_key(np.problem);
+    if (use_priors) settings.priors = tuning_priors(known, device_key(info), key);
+    if (!o.no_priors) settings.incumbent = incumbent(known, device_key(info), key);
     const TuneResult result = tune_problem(np.problem, info, compiler, TemplateStore::active(), settings,
                                            [&](const TuneProgress& p) { draw_progress(np.id, p); });
     int ok = 0;

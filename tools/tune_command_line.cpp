@@ -57,7 +57,8 @@ void add_run_options(CLI::App& app, TuneCommandLine& o) {
           "SECONDS"))
       ->check(CLI::Range(0.0, 86400.0));
   app.add_flag("--no-priors", o.no_priors,
-               "with a budget: do not try the configs of the nearest records in the database first (a cold tune)");
+               "a cold tune: with a budget, do not try the configs of the nearest records in the database first; and "
+               "a problem's own record does not keep the win over a finalist less than 2% faster");
   app.add_option("--db", o.db_path, "tuning database file (default: $JITGEMM_TUNING_DB, else the shipped records, as the Runtime reads)");
   app.add_option("--cache-dir", o.cache_dir, "NVRTC binary cache directory (default $JITGEMM_CACHE_DIR or ~/.cache/jitgemm)");
   app.add_flag("--no-write", o.no_write, "do not write the tuning database");

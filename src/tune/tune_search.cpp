@@ -282,6 +282,25 @@ class SearchRun {
       if (result_.winner < 0 || m.timing.median_ms < result_.best()->timing.median_ms)
         result_.winner = static_cast<int>(i);
     }
+    keep_incumbent(timed_in_turn);
+  }
+
+  // A re-tune (TuneSettings::incumbent among the finalists): the record's config keeps the win
+  // unless the fastest finalist beats it by more than the margin.
+  void keep_incumbent(const std::vector<size_t>& finalists) {
+    if (!settings_.incumbent || result_.winner < 0) return;
+    for (size_t i : finalists) {
+      if (result_.candidates[i].config != *settings_.incumbent || static_cast<int>(i) == result_.winner) continue;
+      const double record_ms = result_.candidates[i].timing.median_ms;
+      CandidateMeasurement& fastest = result_.candidates[static_cast<size_t>(result_.winner)];
+      const double ahead = 1 - fastest.timing.median_ms / record_ms;
+      if (ahead > settings_.incumbent_margin) return;
+      fastest.detail = fmt::format("{:.1f}% faster than the record's config {} in the final round; a re-tune "
+                                   "replaces it only by more than {:g}%",
+                                   100 * ahead, settings_.incumbent->name(), 100 * settings_.incumbent_margin);
+      result_.winner = static_cast<int>(i);
+      return;
+    }
   }
 
   // One request of a later round for contender i: its timing, or nothing when it failed (then it
