@@ -208,14 +208,6 @@ TuningDatabase existing_database(const std::string& db_path) {
   }
 }
 
-// This device's record of exactly this problem: its config keeps the win of a re-tune unless a
-// finalist beats it by more than TuneSettings::incumbent_margin.
-std::optional<KernelConfig> incumbent(const TuningDatabase& db, const DeviceKey& device, const ProblemKey& key) {
-  const RecordMatch match = db.match(device, key);
-  if (match.rule != RecordMatch::Rule::Exact) return std::nullopt;
-  return match.record->config;
-}
-
 // Where one tuning's time went and what it left out, one line:
 //   "largeK tf32x3: 18.4 s of 20 s (setup 0.9, compile 15.2 (210 cpu), measure 6.1), 4 rounds; winner rank 3 of 260"
 std::string time_summary(const std::string& id, const TuneResult& r, double budget_s) {
@@ -261,7 +253,7 @@ int run_gpu(const Options& o, std::vector<TuneJob> jobs, const Compiler& compile
     settings.candidates = candidates;
     const ProblemKey key = make_problem_key(np.problem);
     if (use_priors) settings.priors = tuning_priors(known, device_key(info), key);
-    if (!o.no_priors) settings.incumbent = incumbent(known, device_key(info), key);
+    if (!o.no_priors) settings.incumbent = tuning_incumbent(known, device_key(info), key);
     const TuneResult result = tune_problem(np.problem, info, compiler, TemplateStore::active(), settings,
                                            [&](const TuneProgress& p) { draw_progress(np.id, p); });
     int ok = 0;

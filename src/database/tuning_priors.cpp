@@ -26,4 +26,11 @@ std::vector<KernelConfig> tuning_priors(const TuningDatabase& database, const De
   return priors;
 }
 
+std::optional<KernelConfig> tuning_incumbent(const TuningDatabase& database, const DeviceKey& device,
+                                             const ProblemKey& key) {
+  const RecordMatch match = database.match(device, key);
+  if (match.rule != RecordMatch::Rule::Exact) return std::nullopt;
+  return match.record->config;
+}
+
 }  // namespace jitgemm

@@ -7,11 +7,14 @@
 //   2. the winners of the nearest records of the problem's kind on this device, nearest first
 //      (shape_distance.hpp), ties by key;
 // at most kMaxPriors in all, no config twice. jitgemm-tune and Runtime::tune share it.
+// tuning_incumbent: the config of this device's own record of exactly the problem, which a
+// re-tune keeps unless a finalist beats it by TuneSettings::incumbent_margin (jitgemm-tune).
 //
 //   settings.priors = tuning_priors(db, device_key(info), make_problem_key(problem));
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "database/tuning_database.hpp"
@@ -22,5 +25,7 @@ inline constexpr size_t kMaxPriors = 3;
 
 std::vector<KernelConfig> tuning_priors(const TuningDatabase& database, const DeviceKey& device,
                                         const ProblemKey& key);
+std::optional<KernelConfig> tuning_incumbent(const TuningDatabase& database, const DeviceKey& device,
+                                             const ProblemKey& key);
 
 }  // namespace jitgemm

@@ -1,5 +1,6 @@
 // tuning_priors: a sibling device's record of exactly the problem first, then this device's
-// nearest records of the kind, at most kMaxPriors, no config twice.
+// nearest records of the kind, at most kMaxPriors, no config twice. tuning_incumbent: this
+// device's own record of exactly the problem.
 #include "database/tuning_priors.hpp"
 
 #include <gtest/gtest.h>
@@ -57,6 +58,17 @@ TEST(TuningPriors, NoConfigTwiceAndNoSiblingOfAnotherSmCount) {
   ASSERT_EQ(priors.size(), 1u);  // the H100's own 4096^3; the PCIe card's record is not a sibling's
   EXPECT_EQ(priors[0], sample_config(128, 3));
   EXPECT_TRUE(tuning_priors(TuningDatabase{}, kH100, sample_problem(64, 64, 64)).empty());
+}
+
+TEST(TuningIncumbent, OnlyThisDevicesRecordOfExactlyTheProblem) {
+  const TuningDatabase db = database_of({
+      with_config(sample_record(sample_problem(2048, 2048, 2048)), 128, 3),          // H100, this problem
+      with_config(sample_record(sample_problem(4096, 4096, 4096), kH200), 64, 2),   // the H200's of another
+  });
+  EXPECT_EQ(tuning_incumbent(db, kH100, sample_problem(2048, 2048, 2048)), sample_config(128, 3));
+  EXPECT_EQ(tuning_incumbent(db, kH100, sample_problem(1024, 1024, 1024)), std::nullopt);  // nearest only
+  EXPECT_EQ(tuning_incumbent(db, kH100, sample_problem(4096, 4096, 4096)), std::nullopt);  // a sibling's only
+  EXPECT_EQ(tuning_incumbent(db, kH200, sample_problem(4096, 4096, 4096)), sample_config(64, 2));
 }
 
 }  // namespace
