@@ -65,6 +65,16 @@ class GpuEnvironment {
   CaseResult run_case(const GemmProblem& p, uint64_t seed, RandomKind kind,
                       const std::function<void(const float* a, const float* b, float* c)>& run,
                       int64_t base_offset = 0) {
+    return run_case(p, seed, DataKinds{kind, kind, kind}, run, base_offset);
+  }
+
+  // The same with each operand's values of its own kind (inf and NaN in A only, say).
+  struct DataKinds {
+    RandomKind a, b, c;
+  };
+  CaseResult run_case(const GemmProblem& p, uint64_t seed, DataKinds kinds,
+                      const std::function<void(const float* a, const float* b, float* c)>& run,
+                      int64_t base_offset = 0) {
     const StoredShape stored_a = stored_shape_a(p), stored_b = stored_shape_b(p);
     const int64_t ra = stored_a.rows, ca = stored_a.cols, rb = stored_b.rows, cb = stored_b.cols;
     const int64_t lda = p.effective_lda(), ldb = p.effective_ldb(), ldc = p.effective_ldc();
@@ -75,12 +85,12 @@ class GpuEnvironment {
     const CUdeviceptr a = a_mem.get() + 4 * off, b = b_mem.get() + 4 * off, c0 = c0_mem.get() + 4 * off,
                       c = c_mem.get() + 4 * off;
     CUstream s = stream();
-    support_.fill_random(a, ra, ca, lda, seed, kind, is_symmetric(p.structure_a), NAN, s);
-    support_.fill_random(b, rb, cb, ldb, seed * 31 + 1, kind, is_symmetric(p.structure_b), NAN, s);
+    support_.fill_random(a, ra, ca, lda, seed, kinds.a, is_symmetric(p.structure_a), NAN, s);
+    support_.fill_random(b, rb, cb, ldb, seed * 31 + 1, kinds.b, is_symmetric(p.structure_b), NAN, s);
     if (p.beta == 0.0f)
       support_.fill_value(c0, p.m * ldc, NAN, s);  // beta = 0 must ignore NaN in C
     else
-      support_.fill_random(c0, p.m, p.n, ldc, seed * 17 + 5, kind, false, NAN, s);
+      support_.fill_random(c0, p.m, p.n, ldc, seed * 17 + 5, kinds.c, false, NAN, s);
     support_.densify(a, ra, ca, lda, p.structure_a, s);
     support_.densify(b, rb, cb, ldb, p.structure_b, s);
     support_.widen_to_double(a, a64.get(), ra * lda, s);
