@@ -116,7 +116,9 @@ class Runtime {
   // model and pruned, compiled while others are verified against the float64 reference and
   // timed, successive halving to the finalists; budget 0: every candidate), stores the winner in
   // the database (its full candidate table in the history file) and serves it from now on, in
-  // a new GemmPlan too (plans made before keep their kernel). Returns the winner's median time
+  // a new GemmPlan too (plans made before keep their kernel). A problem this device already has
+  // a record of keeps that record's config unless a finalist beats it by more than 2% (a lead
+  // that small has measured differently on the next machine). Returns the winner's median time
   // in milliseconds.
   double tune(const GemmProblem& problem, const TuneOptions& options = {});
 

@@ -276,9 +276,12 @@ double Runtime::tune(const GemmProblem& problem, const TuneOptions& options) {
   settings.jobs = options.jobs;
   settings.timing_runs = std::max(20, options.timing_runs);
   settings.search = search_for_budget(options.budget_s), settings.budget_s = options.budget_s;
-  if (options.budget_s > 0) {  // as jitgemm-tune: what the database knows is tried first
+  {  // as jitgemm-tune: what the database knows is tried first (budgeted), and a re-tune keeps the
+     // problem's own record unless a finalist beats it by more than TuneSettings::incumbent_margin
     std::lock_guard lock(im.database_mutex);
-    settings.priors = tuning_priors(im.selector.database(), im.device, make_problem_key(problem));
+    const ProblemKey key = make_problem_key(problem);
+    if (options.budget_s > 0) settings.priors = tuning_priors(im.selector.database(), im.device, key);
+    settings.incumbent = tuning_incumbent(im.selector.database(), im.device, key);
   }
   const TuneResult result = tune_problem(problem, im.info, im.compiler, im.templates, settings);
   if (result.best() == nullptr)
