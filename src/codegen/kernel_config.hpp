@@ -154,9 +154,9 @@ struct KernelSpecialization {
   // of one may read it in either layout (a symmetric matrix is its transpose): the SIMT family
   // picks the one its loader prefers (simt_family.cpp).
   Triangle a_symmetric = Triangle::None, b_symmetric = Triangle::None;
-  // General operands the SIMT family reads from a transposed dense copy, M- or N-contiguous
-  // (simt_transposed_copies; the other families ignore these).
-  bool a_transposed_copy = false, b_transposed_copy = false;
+  // General operands the SIMT family reads from an aligned dense copy, M- or N-contiguous
+  // (simt_operand_copies; the other families ignore these).
+  bool a_aligned_copy = false, b_aligned_copy = false;
 
   std::string suffix() const;  // "NT_v4v1v4", then "_fl" / "_fu" for a fill and "_wl" for a work list
   friend bool operator==(const KernelSpecialization&, const KernelSpecialization&) = default;

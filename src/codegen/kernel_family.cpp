@@ -15,7 +15,7 @@ namespace jitgemm {
 KernelSpecialization specialization_of(const ProblemKey& key) noexcept {
   const ProductTriangles t = product_triangles(key);
   auto symmetric = [](Structure s) { return is_symmetric(s) ? stored_triangle(s) : Triangle::None; };
-  const TransposedCopies copies = simt_transposed_copies(key);
+  const SimtCopies copies = simt_operand_copies(key);
   return {key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c, t.c, t.any(), t.a, t.b,
           has_unit_diagonal(key.structure_a), has_unit_diagonal(key.structure_b), symmetric(key.structure_a),
           symmetric(key.structure_b), copies.a, copies.b};

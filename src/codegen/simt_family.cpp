@@ -32,13 +32,13 @@ constexpr int kLaneShapes[][2] = {{4, 8}, {8, 4}};
 // own transpose: the kernel reads it the way its loader copies in 16-byte units, M- or
 // N-contiguous (A as if stored K x M, B as stored K x N), whatever op and alignment the caller
 // gave; a general operand of a large product may reach it as a transposed copy, read the same
-// way (simt_transposed_copies). On the H200, 4096^3 with both operands symmetric (A read as
+// way (simt_operand_copies). On the H200, 4096^3 with both operands symmetric (A read as
 // stored, NN, until then) went 2.868 -> 2.761 ms on the same record and 2.734 re-tuned. (A
 // kernel that read the stored triangle in place, one map on either side of the diagonal, was
 // slower still: the SIMT kernel is issue-bound and B's transposing 4-byte copies cost 7%.)
 KernelSpecialization simt_view(KernelSpecialization s) {
-  if (s.a_symmetric != Triangle::None || s.a_transposed_copy) s.trans_a = Op::T, s.vec_a = 4;
-  if (s.b_symmetric != Triangle::None || s.b_transposed_copy) s.trans_b = Op::N, s.vec_b = 4;
+  if (s.a_symmetric != Triangle::None || s.a_aligned_copy) s.trans_a = Op::T, s.vec_a = 4;
+  if (s.b_symmetric != Triangle::None || s.b_aligned_copy) s.trans_b = Op::N, s.vec_b = 4;
   return s;
 }
 
@@ -262,12 +262,20 @@ KernelConfig simt_default_config(const ProblemKey& key) {
 // H200, 4096^3 fp32 as tuned: TN 2.677 ms, NN 2.788, TT 2.801, NT 2.934; a copy of a 4096^2
 // operand costs about 30 us (8 bytes an element at ~4 TB/s), 47.6 / N of an FMA-bound product
 // for A (N its columns), 47.6 / M for B: under 1.2% from 4096 on, where the copy pays. K of
-// 1024 and more keeps the product FMA-bound. Structured operands have their own copies.
-TransposedCopies simt_transposed_copies(const ProblemKey& key) noexcept {
-  constexpr int64_t kMinOtherSide = 4096, kMinK = 1024;
+// 1024 and more keeps the product FMA-bound. An operand whose rows are not 16-byte aligned (vec
+// 1 or 2) goes through 4-byte (8-byte) copies whatever its layout, each with its own address and
+// bounds check, so there the copy (transposed or not, 16-byte aligned rows) pays from 1024 on: on
+// the H100, the same configs, 1537^3 NN unaligned 0.230 ms, with padded leading dimensions 0.211,
+// and A read as K x M 0.203; 3001 x 2999 x 1025 TN unaligned 0.462, padded 0.410 (cuBLAS 0.434).
+// Structured operands have their own copies.
+SimtCopies simt_operand_copies(const ProblemKey& key) noexcept {
+  constexpr int64_t kMinOtherSide = 4096, kMinOtherSideUnaligned = 1024, kMinK = 1024;
   if (key.precision != Precision::FP32 || key.k < kMinK) return {};
-  return {key.structure_a == Structure::General && key.trans_a == Op::N && key.n >= kMinOtherSide,
-          key.structure_b == Structure::General && key.trans_b == Op::T && key.m >= kMinOtherSide};
+  auto copied = [](bool k_contiguous, int vec, int64_t other_side) {
+    return (k_contiguous && other_side >= kMinOtherSide) || (vec != 4 && other_side >= kMinOtherSideUnaligned);
+  };
+  return {key.structure_a == Structure::General && copied(key.trans_a == Op::N, key.vec_a, key.n),
+          key.structure_b == Structure::General && copied(key.trans_b == Op::T, key.vec_b, key.m)};
 }
 
 const KernelFamilyRules& simt_rules() noexcept {

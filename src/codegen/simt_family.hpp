@@ -9,12 +9,14 @@ namespace jitgemm {
 
 const KernelFamilyRules& simt_rules() noexcept;
 
-// Which general operands of an fp32 problem the SIMT kernel reads from a transposed dense copy
-// (simt_family.cpp has the rule and its measurements); specialization_of records them.
-struct TransposedCopies {
+// Which general operands of an fp32 problem the SIMT kernel reads from a dense copy in the
+// layout its loader takes in 16-byte units (A as K x M, B as K x N: the stored matrix transposed
+// when K is its contiguous index, else a copy with aligned rows); simt_family.cpp has the rule
+// and its measurements; specialization_of records them.
+struct SimtCopies {
   bool a = false, b = false;
 };
-TransposedCopies simt_transposed_copies(const ProblemKey& key) noexcept;
+SimtCopies simt_operand_copies(const ProblemKey& key) noexcept;
 
 // Split-K finished by the SIMT kernel itself (the tile's last CTA adds the slices,
 // common/split_k_finish.cuh) instead of fp32/split_k_reduce.cu, the same bits either way.

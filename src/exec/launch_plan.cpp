@@ -36,8 +36,8 @@ class RegionAllocator {
 // source of a B converted or transformed in the kernel, unless the kernel masks it (a
 // triangular operand read raw, or a symmetric A' read from its stored triangle:
 // wgmma_operand_masks). The pre-pass reads a plane-fed operand's
-// structure itself. And the general operands the SIMT kernel reads transposed: the ones its
-// specialization, the kernel it was compiled as, says (simt_transposed_copies).
+// structure itself. And the general operands the SIMT kernel reads from an aligned copy: the ones its
+// specialization, the kernel it was compiled as, says (simt_operand_copies).
 void mark_copied_operands(const KernelConfig& c, const ProblemKey& p, PlannedOperand& a, PlannedOperand& b) {
   const KernelSpecialization spec = specialization_of(p);
   bool a_in_place = true, b_in_place = true;
@@ -49,14 +49,15 @@ void mark_copied_operands(const KernelConfig& c, const ProblemKey& p, PlannedOpe
     b_in_place = w->swap_ab ? kernel_a_in_place : kernel_b_in_place;
   }
   const bool simt = c.family() == KernelFamily::Simt;
-  auto mark = [](PlannedOperand& op, Structure s, bool in_place, bool transposed_copy) {
-    op.transposed_copy = transposed_copy;
-    op.copied = (s != Structure::General && in_place) || transposed_copy;
+  auto mark = [](PlannedOperand& op, Structure s, bool in_place, bool aligned_copy) {
+    // The SIMT kernel's copy is M- or N-contiguous: the stored matrix transposed when it is not.
+    op.transposed_copy = aligned_copy && !op.rows_contiguous;
+    op.copied = (s != Structure::General && in_place) || aligned_copy;
     op.structure = op.copied ? Structure::General : s;
     op.copy_ld = op.copied ? dense_copy_ld(op.copy_shape().cols) : 0;
   };
-  mark(a, p.structure_a, a_in_place, simt && spec.a_transposed_copy);
-  mark(b, p.structure_b, b_in_place, simt && spec.b_transposed_copy);
+  mark(a, p.structure_a, a_in_place, simt && spec.a_aligned_copy);
+  mark(b, p.structure_b, b_in_place, simt && spec.b_aligned_copy);
 }
 
 void plan_copies(LaunchPlan& plan, RegionAllocator& regions) {

@@ -80,7 +80,7 @@ struct PlannedOperand {
   // What the pre-pass reads: the declared structure, or General when the operand was copied.
   Structure structure = Structure::General;
   bool copied = false;           // copied dense into the workspace first (a structured operand, or
-                                 // a general one the SIMT kernel reads transposed: transposed_copy)
+                                 // a general one the SIMT kernel reads from an aligned copy)
   bool transposed_copy = false;  // the copy is the stored matrix transposed
   int64_t copy_ld = 0;           // the copy's leading dimension
 

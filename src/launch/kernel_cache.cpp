@@ -16,7 +16,7 @@ size_t KernelCache::KeyHash::operator()(const Key& k) const noexcept {
                 static_cast<int>(s.fill), static_cast<int>(s.work_list), static_cast<int>(s.a_triangle),
                 static_cast<int>(s.b_triangle), static_cast<int>(s.a_unit) * 2 + static_cast<int>(s.b_unit),
                 static_cast<int>(s.a_symmetric) * 4 + static_cast<int>(s.b_symmetric),
-                static_cast<int>(s.a_transposed_copy) * 2 + static_cast<int>(s.b_transposed_copy)})
+                static_cast<int>(s.a_aligned_copy) * 2 + static_cast<int>(s.b_aligned_copy)})
     h = (h ^ static_cast<size_t>(v)) * 0x100000001b3ull;  // FNV-1a step per field
   return h;
 }

@@ -62,8 +62,9 @@ TEST(SourceRender, SimtReadsSymmetricCopiesAlongMAndN) {
   EXPECT_EQ(render_kernel(mma, specialization_of(key)).source, render_kernel(mma, specialization_of(general)).source);
 }
 
-// A large product's operand stored K-contiguous reaches the SIMT kernel as a transposed copy.
-TEST(SourceRender, SimtReadsTransposedCopiesOfLargeOperands) {
+// A large product's operand stored K-contiguous reaches the SIMT kernel as a transposed copy,
+// and an unaligned one of a product from 1024 on as a copy with aligned rows.
+TEST(SourceRender, SimtReadsSimtCopiesOfLargeOperands) {
   ProblemKey key;
   key.m = key.n = key.k = 4096;
   key.trans_a = Op::N, key.trans_b = Op::T, key.vec_a = key.vec_b = key.vec_c = 1;
@@ -71,6 +72,10 @@ TEST(SourceRender, SimtReadsTransposedCopiesOfLargeOperands) {
   const RenderedKernel large = render_kernel(c, specialization_of(key));
   EXPECT_EQ(large.kernel_name, "jitgemm_simt_fp32_128x128x16_w2x4_t8x8_s2_k1_g8_TN_v4v4v1");
   key.m = key.n = 2048;
+  EXPECT_EQ(render_kernel(c, specialization_of(key)).kernel_name, "jitgemm_simt_fp32_128x128x16_w2x4_t8x8_s2_k1_g8_TN_v4v4v1");
+  key.vec_a = key.vec_b = key.vec_c = 4;
+  EXPECT_EQ(render_kernel(c, specialization_of(key)).kernel_name, "jitgemm_simt_fp32_128x128x16_w2x4_t8x8_s2_k1_g8_NT_v4v4v4");
+  key.m = key.n = 512, key.vec_a = key.vec_b = key.vec_c = 1;
   EXPECT_EQ(render_kernel(c, specialization_of(key)).kernel_name, "jitgemm_simt_fp32_128x128x16_w2x4_t8x8_s2_k1_g8_NT_v1v1v1");
 }
 
@@ -111,7 +116,7 @@ TEST(SourceRender, SpecializationsAFamilyIgnoresRenderOneKernel) {
   KernelSpecialization plain;
   KernelSpecialization flagged = plain;
   flagged.a_symmetric = Triangle::Lower, flagged.b_symmetric = Triangle::Upper;
-  flagged.a_transposed_copy = true;
+  flagged.a_aligned_copy = true;
   const RenderedKernel a = render_kernel(c, plain), b = render_kernel(c, flagged);
   EXPECT_EQ(a.kernel_name, b.kernel_name);
   EXPECT_TRUE(a.source == b.source);

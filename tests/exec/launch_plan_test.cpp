@@ -173,32 +173,47 @@ TEST(LaunchPlan, SplitKAndSymmetricCopies) {
 }
 
 // Large fp32 products: the SIMT kernel reads an operand stored K-contiguous (A as N, B as T)
-// from a transposed copy, M- or N-contiguous; the other families and small products read it
-// where it lies.
-TEST(LaunchPlan, SimtTransposedCopiesOfLargeOperands) {
+// from a transposed copy, M- or N-contiguous, and from 1024 on an unaligned operand (rows not
+// 16-byte aligned) from a copy with aligned rows, transposed or not; the other families and
+// small products read it where it lies.
+TEST(LaunchPlan, SimtAlignedCopiesOfLargeOperands) {
   struct Case {
     Op ta, tb;
     int64_t m, n, k;
-    bool a, b;
+    int vec;                       // of A and B (and C)
+    bool a, b;                     // copied
+    bool a_transposed, b_transposed;
   };
-  for (const Case& t : {Case{Op::N, Op::N, 4096, 4096, 1024, true, false}, Case{Op::N, Op::T, 4096, 8192, 4096, true, true},
-                        Case{Op::T, Op::T, 4096, 100, 2048, false, true}, Case{Op::T, Op::N, 8192, 8192, 8192, false, false},
-                        Case{Op::N, Op::T, 2048, 2048, 2048, false, false}, Case{Op::N, Op::T, 4096, 4096, 1000, false, false}}) {
-    const ProblemKey key = key_of(Precision::FP32, t.m, t.n, t.k, t.ta, t.tb);
+  for (const Case& t : {Case{Op::N, Op::N, 4096, 4096, 1024, 4, true, false, true, false},
+                        Case{Op::N, Op::T, 4096, 8192, 4096, 4, true, true, true, true},
+                        Case{Op::T, Op::T, 4096, 100, 2048, 4, false, true, false, true},
+                        Case{Op::T, Op::N, 8192, 8192, 8192, 4, false, false, false, false},
+                        Case{Op::N, Op::T, 2048, 2048, 2048, 4, false, false, false, false},
+                        Case{Op::N, Op::T, 4096, 4096, 1000, 4, false, false, false, false},
+                        // unaligned: every operand from 1024 on, transposed where K is contiguous
+                        Case{Op::N, Op::N, 1537, 1537, 1537, 1, true, true, true, false},
+                        Case{Op::T, Op::N, 3001, 2999, 1025, 1, true, true, false, false},
+                        Case{Op::T, Op::T, 3001, 2999, 1025, 1, true, true, false, true},
+                        Case{Op::N, Op::N, 1000, 1000, 1000, 1, false, false, false, false},
+                        Case{Op::N, Op::N, 1537, 1537, 1000, 1, false, false, false, false},
+                        Case{Op::N, Op::N, 1537, 1000, 1537, 1, false, true, false, false}}) {
+    ProblemKey key = key_of(Precision::FP32, t.m, t.n, t.k, t.ta, t.tb);
+    key.vec_a = key.vec_b = key.vec_c = t.vec;
     SCOPED_TRACE(key.canonical());
     const LaunchPlan plan = make_launch_plan(default_config(key), key, {132, 0});
     EXPECT_EQ(plan.a.copied, t.a);
-    EXPECT_EQ(plan.a.transposed_copy, t.a);
+    EXPECT_EQ(plan.a.transposed_copy, t.a_transposed);
     EXPECT_EQ(plan.b.copied, t.b);
-    EXPECT_EQ(plan.b.transposed_copy, t.b);
+    EXPECT_EQ(plan.b.transposed_copy, t.b_transposed);
     // A's copy is K x M, B's K x N, rows of a multiple of 32 floats.
     EXPECT_EQ(plan.workspace.copy_a.bytes, t.a ? 4u * t.k * ((t.m + 31) / 32 * 32) : 0u);
     EXPECT_EQ(plan.workspace.copy_b.bytes, t.b ? 4u * t.k * ((t.n + 31) / 32 * 32) : 0u);
     if (t.a) EXPECT_EQ(plan.a.copy_ld, (t.m + 31) / 32 * 32);
+    if (t.b) EXPECT_EQ(plan.b.copy_ld, (t.n + 31) / 32 * 32);
     expect_sound(plan);
     const KernelSpecialization spec = specialization_of(key);
-    EXPECT_EQ(spec.a_transposed_copy, t.a);
-    EXPECT_EQ(spec.b_transposed_copy, t.b);
+    EXPECT_EQ(spec.a_aligned_copy, t.a);
+    EXPECT_EQ(spec.b_aligned_copy, t.b);
   }
   // tf32x3 on wgmma: the pre-pass lays out what the kernel reads; no copy.
   const ProblemKey tensor = key_of(Precision::TF32x3, 4096, 4096, 4096, Op::N, Op::T);

@@ -3,7 +3,7 @@
 // combinations, padded and unaligned leading dimensions, alpha in {1, -0.5}, beta in
 // {0 with NaN-filled C, 1, 0.25}. The contract: error <= max(2 x cuBLAS SGEMM's, 4u),
 // no unwritten element, the NaN/Inf pattern of float64. The large ones read A or B from a
-// transposed copy (simt_transposed_copies), aligned or not.
+// copy in the layout its loader takes in 16-byte units (simt_operand_copies), aligned or not.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -35,7 +35,7 @@ TEST(GemmCorrectness, Fp32AllShapesOpsLeadingDimensionsAlphaBeta) {
       for (int64_t k : kSweepSizes) {
         const int i = index++;
         const GemmProblem p = sweep_case(i, m, n, k, Precision::FP32);
-        const TransposedCopies copies = simt_transposed_copies(make_problem_key(p));
+        const SimtCopies copies = simt_operand_copies(make_problem_key(p));
         copied += copies.a || copies.b;
         const RandomKind kind = (i % 5 == 4) ? RandomKind::SignedNormal : RandomKind::Uniform01;
         const CaseResult r = env.run_case(p, 1000 + i, kind, [&](const float* a, const float* b, float* c) {
