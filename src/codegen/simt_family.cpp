@@ -262,14 +262,15 @@ KernelConfig simt_default_config(const ProblemKey& key) {
 // H200, 4096^3 fp32 as tuned: TN 2.677 ms, NN 2.788, TT 2.801, NT 2.934; a copy of a 4096^2
 // operand costs about 30 us (8 bytes an element at ~4 TB/s), 47.6 / N of an FMA-bound product
 // for A (N its columns), 47.6 / M for B: under 1.2% from 4096 on, where the copy pays. K of
-// 1024 and more keeps the product FMA-bound. An operand whose rows are not 16-byte aligned (vec
-// 1 or 2) goes through 4-byte (8-byte) copies whatever its layout, each with its own address and
-// bounds check, so there the copy (transposed or not, 16-byte aligned rows) pays from 1024 on: on
-// the H100, the same configs, 1537^3 NN unaligned 0.230 ms, with padded leading dimensions 0.211,
-// and A read as K x M 0.203; 3001 x 2999 x 1025 TN unaligned 0.462, padded 0.410 (cuBLAS 0.434).
-// Structured operands have their own copies.
+// 1024 and more keeps the product FMA-bound. An operand whose rows are not 16-byte aligned goes
+// through 4-byte copies whatever its layout, each with its own address and bounds check: on the
+// H100, the same configs, 1537^3 NN unaligned 0.230 ms, with padded leading dimensions 0.211, and
+// A read as K x M 0.203; 3001 x 2999 x 1025 TN unaligned 0.462, padded 0.410 (cuBLAS 0.434). With
+// the copies (transposed or not, 16-byte aligned rows; C stays unaligned) the bench rows measured
+// 3001 TN 0.461 -> 0.443 ms, but 1537^3 0.230 -> 0.234 (two copies of 19 MB, 5% of the product,
+// for less than the padded run's gain): so from 2048 on. Structured operands have their own copies.
 SimtCopies simt_operand_copies(const ProblemKey& key) noexcept {
-  constexpr int64_t kMinOtherSide = 4096, kMinOtherSideUnaligned = 1024, kMinK = 1024;
+  constexpr int64_t kMinOtherSide = 4096, kMinOtherSideUnaligned = 2048, kMinK = 1024;
   if (key.precision != Precision::FP32 || key.k < kMinK) return {};
   auto copied = [](bool k_contiguous, int vec, int64_t other_side) {
     return (k_contiguous && other_side >= kMinOtherSide) || (vec != 4 && other_side >= kMinOtherSideUnaligned);

@@ -115,9 +115,16 @@ void GemmLauncher::launch(const LaunchPlan& plan, const GemmProblem& p, const cu
 }
 
 size_t GemmLauncher::workspace_bytes(const KernelConfig& config, const GemmProblem& p) const {
+  // Aligned operands, and for the SIMT family unaligned ones too, which it may read from aligned
+  // copies (simt_operand_copies); nothing else in the layout depends on alignment.
   ProblemKey key = make_problem_key(p);
-  key.vec_a = key.vec_b = key.vec_c = 4;  // the layout does not depend on alignment
-  return make_launch_plan(config, key, DeviceSlots{sm_count_, 0}).workspace.total_bytes;
+  size_t most = 0;
+  for (int vec : {4, 1}) {
+    if (vec != 4 && config.family() != KernelFamily::Simt) break;
+    key.vec_a = key.vec_b = key.vec_c = vec;
+    most = std::max(most, make_launch_plan(config, key, DeviceSlots{sm_count_, 0}).workspace.total_bytes);
+  }
+  return most;
 }
 
 void GemmLauncher::launch(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,

@@ -63,7 +63,7 @@ TEST(SourceRender, SimtReadsSymmetricCopiesAlongMAndN) {
 }
 
 // A large product's operand stored K-contiguous reaches the SIMT kernel as a transposed copy,
-// and an unaligned one of a product from 1024 on as a copy with aligned rows.
+// and an unaligned one of a product from 2048 on as a copy with aligned rows.
 TEST(SourceRender, SimtReadsSimtCopiesOfLargeOperands) {
   ProblemKey key;
   key.m = key.n = key.k = 4096;

@@ -173,7 +173,7 @@ TEST(LaunchPlan, SplitKAndSymmetricCopies) {
 }
 
 // Large fp32 products: the SIMT kernel reads an operand stored K-contiguous (A as N, B as T)
-// from a transposed copy, M- or N-contiguous, and from 1024 on an unaligned operand (rows not
+// from a transposed copy, M- or N-contiguous, and from 2048 on an unaligned operand (rows not
 // 16-byte aligned) from a copy with aligned rows, transposed or not; the other families and
 // small products read it where it lies.
 TEST(LaunchPlan, SimtAlignedCopiesOfLargeOperands) {
@@ -190,13 +190,13 @@ TEST(LaunchPlan, SimtAlignedCopiesOfLargeOperands) {
                         Case{Op::T, Op::N, 8192, 8192, 8192, 4, false, false, false, false},
                         Case{Op::N, Op::T, 2048, 2048, 2048, 4, false, false, false, false},
                         Case{Op::N, Op::T, 4096, 4096, 1000, 4, false, false, false, false},
-                        // unaligned: every operand from 1024 on, transposed where K is contiguous
-                        Case{Op::N, Op::N, 1537, 1537, 1537, 1, true, true, true, false},
+                        // unaligned: every operand from 2048 on, transposed where K is contiguous
+                        Case{Op::N, Op::N, 2048, 2048, 2048, 1, true, true, true, false},
                         Case{Op::T, Op::N, 3001, 2999, 1025, 1, true, true, false, false},
                         Case{Op::T, Op::T, 3001, 2999, 1025, 1, true, true, false, true},
-                        Case{Op::N, Op::N, 1000, 1000, 1000, 1, false, false, false, false},
-                        Case{Op::N, Op::N, 1537, 1537, 1000, 1, false, false, false, false},
-                        Case{Op::N, Op::N, 1537, 1000, 1537, 1, false, true, false, false}}) {
+                        Case{Op::N, Op::N, 1537, 1537, 1537, 1, false, false, false, false},
+                        Case{Op::N, Op::N, 3000, 3000, 1000, 1, false, false, false, false},
+                        Case{Op::N, Op::N, 3001, 1000, 1537, 1, false, true, false, false}}) {
     ProblemKey key = key_of(Precision::FP32, t.m, t.n, t.k, t.ta, t.tb);
     key.vec_a = key.vec_b = key.vec_c = t.vec;
     SCOPED_TRACE(key.canonical());
