@@ -118,13 +118,12 @@ size_t GemmLauncher::workspace_bytes(const KernelConfig& config, const GemmProbl
   // Aligned operands, and for the SIMT family unaligned ones too, which it may read from aligned
   // copies (simt_operand_copies); nothing else in the layout depends on alignment.
   ProblemKey key = make_problem_key(p);
-  size_t most = 0;
-  for (int vec : {4, 1}) {
-    if (vec != 4 && config.family() != KernelFamily::Simt) break;
+  auto bytes_at = [&](int vec) {
     key.vec_a = key.vec_b = key.vec_c = vec;
-    most = std::max(most, make_launch_plan(config, key, DeviceSlots{sm_count_, 0}).workspace.total_bytes);
-  }
-  return most;
+    return make_launch_plan(config, key, DeviceSlots{sm_count_, 0}).workspace.total_bytes;
+  };
+  const size_t aligned = bytes_at(4);
+  return config.family() == KernelFamily::Simt ? std::max(aligned, bytes_at(1)) : aligned;
 }
 
 void GemmLauncher::launch(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,
