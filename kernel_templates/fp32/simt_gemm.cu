@@ -27,6 +27,7 @@
 // this file is compiled on its own (kernel development).
 #include "common/address.cuh"
 #include "common/cp_async.cuh"
+#include "common/smem.cuh"
 #include "common/split_k_finish.cuh"
 #include "common/split_k_slice.cuh"
 #include "common/tile_order.cuh"
@@ -208,12 +209,12 @@ struct Fragments {
 __device__ __forceinline__ void load_fragments(const float* as, const float* bs, int k, Fragments& f) {
 #pragma unroll
   for (int i = 0; i < FRAGS_M; ++i) {
-    const float4 v = *reinterpret_cast<const float4*>(as + k * A_STRIDE + i * LANES_M * 4);
+    const float4 v = lds_v4(shared_address(as + k * A_STRIDE + i * LANES_M * 4));
     f.a[4 * i + 0] = v.x, f.a[4 * i + 1] = v.y, f.a[4 * i + 2] = v.z, f.a[4 * i + 3] = v.w;
   }
 #pragma unroll
   for (int j = 0; j < FRAGS_N; ++j) {
-    const float4 v = *reinterpret_cast<const float4*>(bs + k * B_STRIDE + j * LANES_N * 4);
+    const float4 v = lds_v4(shared_address(bs + k * B_STRIDE + j * LANES_N * 4));
     f.b[4 * j + 0] = v.x, f.b[4 * j + 1] = v.y, f.b[4 * j + 2] = v.z, f.b[4 * j + 3] = v.w;
   }
 }
