@@ -206,15 +206,19 @@ struct Fragments {
   float b[THREAD_N];  // row k of this thread's op(B) columns
 };
 
-__device__ __forceinline__ void load_fragments(const float* as, const float* bs, int k, Fragments& f) {
+// as, bs: shared addresses of this thread's first fragment in the stage (32-bit, so that every
+// read below is one ld.shared.v4 at a constant offset; lds_v4 is inline PTX, which NVVM cannot
+// split: from C++ float4 reads it sometimes made one of them an 8-byte-used v4 and a v2, differently
+// from compile to compile of the same source).
+__device__ __forceinline__ void load_fragments(unsigned as, unsigned bs, int k, Fragments& f) {
 #pragma unroll
   for (int i = 0; i < FRAGS_M; ++i) {
-    const float4 v = lds_v4(shared_address(as + k * A_STRIDE + i * LANES_M * 4));
+    const float4 v = lds_v4(as + 4 * (k * A_STRIDE + i * LANES_M * 4));
     f.a[4 * i + 0] = v.x, f.a[4 * i + 1] = v.y, f.a[4 * i + 2] = v.z, f.a[4 * i + 3] = v.w;
   }
 #pragma unroll
   for (int j = 0; j < FRAGS_N; ++j) {
-    const float4 v = lds_v4(shared_address(bs + k * B_STRIDE + j * LANES_N * 4));
+    const float4 v = lds_v4(bs + 4 * (k * B_STRIDE + j * LANES_N * 4));
     f.b[4 * j + 0] = v.x, f.b[4 * j + 1] = v.y, f.b[4 * j + 2] = v.z, f.b[4 * j + 3] = v.w;
   }
 }
@@ -338,8 +342,9 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
   // fragments of the next k row are read; at the slice's last row that is row 0 of the next
   // slice, after the barrier that makes it visible (and frees this slice's stage).
   Fragments frag[2];
-  const float* as_stage = as + m_first;  // this thread's first fragment in the stage of slice kt
-  const float* bs_stage = bs + n_first;
+  const unsigned as_first = shared_address(as + m_first), bs_first = shared_address(bs + n_first);
+  unsigned as_stage = as_first;  // this thread's first fragment in the stage of slice kt
+  unsigned bs_stage = bs_first;
   load_fragments(as_stage, bs_stage, 0, frag[0]);
   int stage = 0;  // stage holding slice kt
   for (int kt = 0; kt < k_tiles; ++kt) {
@@ -354,8 +359,8 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
         if (kt + STAGES < k_tiles) load_slice(kt + STAGES, stage);
         cp_async_commit();
         stage = stage + 1 == STAGES ? 0 : stage + 1;
-        as_stage = as + stage * A_STAGE + m_first;
-        bs_stage = bs + stage * B_STAGE + n_first;
+        as_stage = as_first + 4 * stage * A_STAGE;
+        bs_stage = bs_first + 4 * stage * B_STAGE;
         // Row 0 of slice kt + 1 (past the last slice: a stale stage, never used).
         load_fragments(as_stage, bs_stage, 0, frag[(k + 1) % 2]);
       }
