@@ -8,6 +8,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <mutex>
 #include <thread>
 
@@ -100,6 +104,37 @@ TEST_P(FullSweep, EveryCandidateCompilesWithoutSpills) {
 
 INSTANTIATE_TEST_SUITE_P(DistinctSpecializations, FullSweep, ::testing::ValuesIn(distinct_specializations()),
                          spec_name);
+
+// NVRTC gave different PTX for one SIMT source from compile to compile while the fragment reads
+// were C++ float4 loads: NVVM sometimes split one of them into a partly used ld.shared.v4
+// (".pragma used_bytes_mask") and an ld.shared.v2 (largeK's record kernel: 6 of 16 compiles), so
+// a machine ran whichever its binary cache got first. Read through lds_v4 (inline PTX), every
+// compile gives the same PTX with no split.
+TEST(TemplateCompiles, SimtFragmentReadsAreTheSameWholeLoadsEveryCompile) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "jitgemm-simt-ptx";
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(setenv("JITGEMM_DUMP_DIR", dir.c_str(), 1), 0);
+  const Compiler compiler(std::nullopt);  // reads JITGEMM_DUMP_DIR; no binary cache: every call compiles
+  unsetenv("JITGEMM_DUMP_DIR");
+  const RenderedKernel k = render_kernel(KernelConfig::parse("simt_fp32_64x256x16_w1x8_t8x8_s3_k1_g8"),
+                                         KernelSpecialization{Op::N, Op::N, 4, 4, 4});
+  std::string first;
+  for (int i = 0; i < 8; ++i) {
+    ASSERT_TRUE(compiler.compile(k.source, k.kernel_name, CompileOptions{}).ok);
+    std::string ptx;
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+      if (entry.path().extension() == ".ptx") {
+        std::ifstream in(entry.path(), std::ios::binary);
+        ptx.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      }
+    ASSERT_FALSE(ptx.empty()) << "no PTX dumped in " << dir;
+    EXPECT_EQ(ptx.find("used_bytes_mask"), std::string::npos) << "compile " << i << ": a split fragment read";
+    EXPECT_EQ(ptx.find("ld.shared.v2"), std::string::npos) << "compile " << i << ": a split fragment read";
+    if (i == 0) first = ptx;
+    EXPECT_TRUE(ptx == first) << "compile " << i << " gave other PTX than compile 0";
+  }
+  std::filesystem::remove_all(dir);
+}
 
 TEST(TemplateCompiles, OnItsOwnWithTheDefaults) {
   // Kernel development: the template without a generated prologue uses its own defaults.
