@@ -29,7 +29,8 @@
 # structured tunes bench/structured_problems.json (lowertri and symmetric_both in every mode;
 # the bench rows of those problems run untuned without it)
 # sweep tunes the shapes of bench/sweep_problems.json up to 300 GFLOP (8192^3 fp32 is served by the
-# nearest record, 4096^3; 8192^3 tf32x3 has its own, from `jitgemm-tune --m 8192 --n 8192 --k 8192
+# nearest record, 4096^3, on the H200; on the H100 it has its own from a three-config tune, README;
+# 8192^3 tf32x3 has its own, from `jitgemm-tune --m 8192 --n 8192 --k 8192
 # --precision tf32x3 --budget 0`, 66 s on the H200, 78 on the H100)
 # Logs, bench/results/<gpu>.json and the tuning database are copied to $OUT when set: the
 # results and the database as files, the logs (and profile.txt / profile.sass) in logs.tgz.
