@@ -23,27 +23,27 @@ size_t KernelCache::KeyHash::operator()(const Key& k) const noexcept {
 
 const LoadedKernel& KernelCache::get(const KernelConfig& config, const KernelSpecialization& specialization) {
   const Key key{config, specialization};
-  std::lock_guard lock(mutex_);
-  if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = kernels_.find(key); it != kernels_.end()) return *it->second;
+  }
+  // A pair seen for the first time: rendered (and compiled, if no other pair rendered the same
+  // kernel) with no lock held.
   const RenderedKernel rendered = render_kernel(config, specialization, templates_);
   // The compile options follow from the rendered kernel (compile_options_for), so its name and
   // source identify the binary.
-  std::string identity = Hasher().add(rendered.kernel_name).add(rendered.source).hex();
-  auto module = modules_.find(identity);
-  if (module == modules_.end()) {
+  const std::string identity = Hasher().add(rendered.kernel_name).add(rendered.source).hex();
+  const LoadedKernel& loaded = *modules_.get(identity, [&] {
     CompiledModule compiled =
         compile_module(compiler_, rendered.source, rendered.kernel_name, compile_options_for(rendered));
-    auto loaded = std::make_unique<LoadedKernel>(LoadedKernel{config, specialization, rendered.kernel_name,
-                                                              std::move(compiled.module), std::move(compiled.function)});
-    module = modules_.emplace(std::move(identity), std::move(loaded)).first;
-  }
-  return *kernels_.emplace(key, module->second.get()).first->second;
+    return std::make_unique<LoadedKernel>(LoadedKernel{config, specialization, rendered.kernel_name,
+                                                       std::move(compiled.module), std::move(compiled.function)});
+  });
+  std::lock_guard lock(mutex_);
+  return *kernels_.emplace(key, &loaded).first->second;
 }
 
-size_t KernelCache::size() const {
-  std::lock_guard lock(mutex_);
-  return modules_.size();
-}
+size_t KernelCache::size() const { return modules_.size(); }
 
 size_t KernelCache::pairs() const {
   std::lock_guard lock(mutex_);

@@ -1,6 +1,8 @@
 // The Runtime's in-memory module cache: one loaded module per rendered kernel, built on
 // first use (render -> NVRTC through the on-disk binary cache -> cuModuleLoadData) and
-// kept for the Runtime's life. Thread-safe.
+// kept for the Runtime's life. Thread-safe; no lock is held while a kernel compiles, so threads
+// that need different new kernels compile them at once, and one that needs a kernel another
+// thread is compiling waits for that compile (OnceMap).
 //
 // Specializations that render the same kernel share its module: a family reads only some of a
 // specialization's fields (the wgmma kernel, say, gets a symmetric operand as a copy and never
@@ -14,6 +16,7 @@
 
 #include "codegen/kernel_config.hpp"
 #include "cuda/module.hpp"
+#include "launch/once_map.hpp"
 
 namespace jitgemm {
 
@@ -54,10 +57,10 @@ class KernelCache {
 
   const Compiler& compiler_;
   const TemplateStore& templates_;
-  mutable std::mutex mutex_;
+  mutable std::mutex mutex_;  // guards kernels_
   std::unordered_map<Key, const LoadedKernel*, KeyHash> kernels_;
   // The owners, keyed by a hash of the rendered kernel's name and source.
-  std::unordered_map<std::string, std::unique_ptr<LoadedKernel>> modules_;
+  OnceMap<std::string, std::unique_ptr<LoadedKernel>> modules_;
 };
 
 }  // namespace jitgemm
