@@ -14,12 +14,16 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <regex>
+#include <thread>
 
 #include "codegen/template_store.hpp"
 #include "compile/binary_cache.hpp"
@@ -417,6 +421,59 @@ void write_results(const BenchEnv& env) {
              env.db_load_ms);
 }
 
+// Before the rows run: the kernels of every row the filter selects, loaded (compiled where the
+// binary cache has none) from JITGEMM_BENCH_WARM_THREADS threads at once (default: one per core,
+// at most 16; 0: off), since the Runtime compiles different kernels in parallel and the rows would
+// otherwise compile theirs one after another (about 2 s each on the GPU machine, every row's
+// kernel on a fresh machine). A row whose plan fails here fails, with the same error, when it runs.
+void warm_up(BenchEnv& env, const std::vector<std::pair<std::string, GemmProblem>>& forward,
+             const std::vector<std::pair<std::string, GemmProblem>>& backward) {
+  unsigned threads = std::min(std::max(std::thread::hardware_concurrency(), 1u), 16u);
+  if (const char* v = std::getenv("JITGEMM_BENCH_WARM_THREADS"); v != nullptr && *v != '\0')
+    threads = static_cast<unsigned>(std::strtoul(v, nullptr, 10));
+  if (threads == 0) return;
+  // Google Benchmark's filter: a POSIX extended regular expression searched in the row's name;
+  // "", "all" and a negative filter ("-...") warm every row.
+  const std::string filter = benchmark::GetBenchmarkFilter();
+  const bool all = filter.empty() || filter == "all" || filter == "." || filter[0] == '-';
+  const std::regex selected(all ? std::string(".") : filter, std::regex::extended);
+  struct Job {
+    Runtime* runtime;
+    GemmProblem problem;
+  };
+  std::vector<Job> jobs;
+  auto wanted = [&](const std::string& id, const GemmProblem& p) {
+    return all || std::regex_search(fmt::format("{}/{}", id, to_string(p.precision)), selected);
+  };
+  for (const auto& [id, p] : forward)
+    if (wanted(id, p)) jobs.push_back({id.ends_with("_untuned") ? &env.untuned : &env.runtime, p});
+  for (const auto& [id, p] : backward)
+    if (wanted(id, p)) {
+      const BackwardProblems grads = backward_problems(p);
+      for (const GradientProblem* g : {&grads.da, &grads.db}) {
+        jobs.push_back({&env.runtime, g->product});
+        if (g->transposed_sum) jobs.push_back({&env.runtime, *g->transposed_sum});
+      }
+    }
+  const auto started = std::chrono::steady_clock::now();
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::min<size_t>(threads, jobs.size()); ++t)
+    pool.emplace_back([&] {
+      for (size_t i = next++; i < jobs.size(); i = next++) {
+        try {
+          jobs[i].runtime->plan(jobs[i].problem);
+        } catch (const std::exception&) {
+          // The row reports it.
+        }
+      }
+    });
+  for (auto& th : pool) th.join();
+  fmt::print(stderr, "jitgemm-bench: {} products' kernels loaded from {} threads in {:.1f} s\n", jobs.size(),
+             std::min<size_t>(threads, jobs.size()),
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
+
 }  // namespace
 }  // namespace jitgemm
 
@@ -430,6 +487,7 @@ int main(int argc, char** argv) {
   }
   auto env = std::make_unique<BenchEnv>();
   g_env = env.get();
+  warm_up(*env, bench_problems(), backward_bench_problems());
   for (auto& [id, problem] : bench_problems()) {
     const std::string name = fmt::format("{}/{}", id, to_string(problem.precision));
     benchmark::RegisterBenchmark(name.c_str(), [id = id, problem = problem](benchmark::State& st) {
