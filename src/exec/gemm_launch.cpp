@@ -217,12 +217,15 @@ void GemmLauncher::run_split_operand(const cuda::Function& fn, Structure structu
 }
 
 const cuda::Function& GemmLauncher::split_operand(SplitMode mode, int vec) {
-  std::lock_guard lock(mutex_);
-  const auto key = std::make_tuple(mode.planes, mode.transposed, vec, mode.structure);
-  if (auto it = split_operand_.find(key); it != split_operand_.end()) return it->second.function;
-  const RenderedKernel rendered = render_split_operand(mode.planes, mode.transposed, vec, mode.structure, templates_);
-  CompiledModule compiled = compile_module(compiler_, rendered.source, rendered.kernel_name, CompileOptions{});
-  return split_operand_.emplace(key, std::move(compiled)).first->second.function;
+  const int key = mode.planes | (mode.transposed ? 1 : 0) << 2 | vec << 3 | static_cast<int>(mode.structure) << 6;
+  return split_operand_
+      .get(key,
+           [&] {
+             const RenderedKernel rendered =
+                 render_split_operand(mode.planes, mode.transposed, vec, mode.structure, templates_);
+             return compile_module(compiler_, rendered.source, rendered.kernel_name, CompileOptions{});
+           })
+      .function;
 }
 
 int GemmLauncher::cluster_slots(const cuda::Function& main, const KernelConfig& config) {

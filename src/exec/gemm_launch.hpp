@@ -25,8 +25,8 @@
 
 #include <map>
 #include <mutex>
-#include <tuple>
 
+#include "common/once_map.hpp"
 #include "compile/compiler.hpp"
 #include "cuda/module.hpp"
 #include "exec/compiled_module.hpp"
@@ -105,7 +105,7 @@ class GemmLauncher {
     bool transposed;
     Structure structure;
   };
-  // Its kernel for a source of vector width `vec` (compiled on first use; locks).
+  // Its kernel for a source of vector width `vec` (compiled on first use, with no lock held).
   const cuda::Function& split_operand(SplitMode mode, int vec);
   // skip_band > 0: a triangular source's tiles farther than that from its diagonal, on the
   // zero side, are not written (the main kernel's work list never reads them).
@@ -123,8 +123,9 @@ class GemmLauncher {
   bool split_k_finish_;    // JITGEMM_SPLIT_K_FINISH=0: plan.split_k_finish plans reduce in a kernel of their own
   cuda::Module reduce_module_;
   cuda::Function reduce_;
-  std::mutex mutex_;  // guards the caches below (std::map: their entries never move)
-  std::map<std::tuple<int, bool, int, Structure>, CompiledModule> split_operand_;
+  // The pre-pass kernels, keyed by planes | transposed << 2 | vec << 3 | structure << 6.
+  OnceMap<int, CompiledModule> split_operand_;
+  std::mutex mutex_;  // guards cluster_slots_
   std::map<CUfunction, int> cluster_slots_;
 };
 

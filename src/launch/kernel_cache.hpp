@@ -16,7 +16,7 @@
 
 #include "codegen/kernel_config.hpp"
 #include "cuda/module.hpp"
-#include "launch/once_map.hpp"
+#include "common/once_map.hpp"
 
 namespace jitgemm {
 

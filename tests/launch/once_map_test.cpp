@@ -1,7 +1,7 @@
 // OnceMap, the module cache's map: a value is made once however many threads ask for it, makes
 // of different keys run at the same time (no lock held while one runs), and a make that throws
 // leaves the key to be made again.
-#include "launch/once_map.hpp"
+#include "common/once_map.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,8 @@
 // A map whose values are made once, on first request, by the requester, without holding a lock
 // while they are made: requests for a key being made wait for that make, requests for other keys
-// go on (the Runtime's module cache: two threads that meet two new problems compile their two
-// kernels at once, and two that meet the same one compile it once). Thread-safe.
+// go on (the Runtime's module cache and the launcher's pre-pass kernels: two threads that meet two
+// new problems compile their two kernels at once, and two that meet the same one compile it
+// once). Thread-safe.
 //
 //   OnceMap<std::string, std::unique_ptr<LoadedKernel>> modules;
 //   const auto& kernel = modules.get(identity, [&] { return load(identity); });
