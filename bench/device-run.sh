@@ -22,6 +22,8 @@
 # ab-{base,tree}.json (the last round). A change to the host side too: AB_TREE instead, a whole
 # source tree to compare with (e.g. `git archive <rev> | tar -x -C .scratch/basetree` here and
 # carry .scratch), built here (about 70 s more) and its own jitgemm-bench run for the base side.
+# AB_SASS=1 adds the SASS of the kernels each side compiled (ab-<side>.sass in logs.tgz) and their
+# instruction counts (FFMA, LDS, LDGSTS, BAR, integer arithmetic, HGMMA, ...) per kernel.
 # sanitize: the small products of every kernel family (SanitizerSmoke) under compute-sanitizer
 # memcheck, racecheck, initcheck and synccheck.
 # python runs the PyTorch package's tests (python/tests, pytest); eval runs python -m jitgemm.eval
@@ -167,6 +169,7 @@ if only ab; then
     base="${AB_TEMPLATES:?ab needs AB_TEMPLATES (kernel templates) or AB_TREE (a source tree) to compare with}"
   fi
   rows="${AB_ROWS:-/fp32/}"
+  sass_dir=$(mktemp -d)
   # AB_ROUNDS rounds of base then tree (differences of 1% need two or three: machines and runs
   # differ by about that much); the last round's tables, and one line per side and round.
   for round in $(seq 1 "${AB_ROUNDS:-1}"); do
@@ -175,8 +178,13 @@ if only ab; then
       bin=$([[ $side == base ]] && echo "$base_bench" || echo build/jitgemm-bench)
       # One binary cache for both sides: it is keyed by the rendered source, so a kernel both
       # sides render alike compiles once and one that differs compiles for each.
-      JITGEMM_TEMPLATE_DIR=$dir JITGEMM_CACHE_DIR="$JITGEMM_CACHE_DIR-ab" JITGEMM_BENCH_RESULTS="$out/ab-$side.json" \
-        "$bin" --benchmark_filter="$rows" >"$out/ab-$side.log" 2>&1 || status=1
+      # AB_SASS=1: each side's kernels as compiled (PTX is dumped on a compile, not on a cache hit:
+      # a binary cache of this call's own, and the dump in the first round)
+      dump="" cache="$JITGEMM_CACHE_DIR-ab"
+      [[ -n "${AB_SASS:-}" ]] && cache="$sass_dir/cache"
+      [[ -n "${AB_SASS:-}" && $round == 1 ]] && dump="$sass_dir/$side"
+      JITGEMM_DUMP_DIR=$dump JITGEMM_TEMPLATE_DIR=$dir JITGEMM_CACHE_DIR="$cache" \
+        JITGEMM_BENCH_RESULTS="$out/ab-$side.json" "$bin" --benchmark_filter="$rows" >"$out/ab-$side.log" 2>&1 || status=1
       echo "round $round $side: $(sed -n '/^problem /,/^host cost/p' "$out/ab-$side.log" | grep -vE "^(problem|host cost|$)" |
         awk '{printf "%s/%s %s ms (%s)  ", $1, $2, $3, $8}')"
     done
@@ -185,6 +193,27 @@ if only ab; then
     echo "== bench rows matching $rows, $what of the $side (round ${AB_ROUNDS:-1})"
     sed -n '/^problem /,/^host cost/p' "$out/ab-$side.log" | grep -v "^host cost"
   done
+  if [[ -n "${AB_SASS:-}" ]]; then
+    # The SASS of every kernel each side compiled (ptxas on the PTX NVRTC gave, cuobjdump) in
+    # ab-<side>.sass, and per kernel the counts of the instructions a main loop is made of. A
+    # kernel both sides render alike compiles once, under the side that ran first (base).
+    echo "== SASS of the kernels each side compiled (ab-base.sass, ab-tree.sass)"
+    for side in base tree; do
+      : > "$out/ab-$side.sass"
+      for f in "$sass_dir/$side"/*.ptx; do
+        [[ -f $f ]] || continue
+        n=$(basename "$f" .ptx)
+        ptxas -arch=sm_90a -o "$sass_dir/k.cubin" "$f" 2>/dev/null && cuobjdump -sass "$sass_dir/k.cubin" > "$sass_dir/k.sass" ||
+          { echo "$side $n: ptxas or cuobjdump failed"; continue; }
+        { echo "==== $n"; cat "$sass_dir/k.sass"; } >> "$out/ab-$side.sass"
+        # Integer and control instructions counted by opcode alone, memory and math ones by their form.
+        echo "$side $n: $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9_.]+' "$sass_dir/k.sass" |
+          awk '{op = $2; if (op ~ /^(ISETP|IADD3|IMAD|LEA|MOV|SEL|BRA)/) sub(/\..*/, "", op); print op}' |
+          grep -E '^(FFMA|LDS|LDGSTS|BAR|IADD3|IMAD|LEA|MOV|HGMMA|ISETP|SEL|BRA)' | sort | uniq -c |
+          awk '{printf "%s %s, ", $2, $1}')"
+      done
+    done
+  fi
 fi
 if only sanitize; then
   echo "== compute-sanitizer on every kernel family (SanitizerSmoke)"
