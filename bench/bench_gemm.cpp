@@ -442,8 +442,11 @@ void warm_up(BenchEnv& env, const std::vector<std::pair<std::string, GemmProblem
     GemmProblem problem;
   };
   std::vector<Job> jobs;
+  // The name the filter sees: the registered one and Google Benchmark's suffixes for 30
+  // iterations of manual time (so "/fp32/" and "^largeK/fp32/" select as they do for the rows).
   auto wanted = [&](const std::string& id, const GemmProblem& p) {
-    return all || std::regex_search(fmt::format("{}/{}", id, to_string(p.precision)), selected);
+    return all || std::regex_search(fmt::format("{}/{}/iterations:30/manual_time", id, to_string(p.precision)),
+                                    selected);
   };
   for (const auto& [id, p] : forward)
     if (wanted(id, p)) jobs.push_back({id.ends_with("_untuned") ? &env.untuned : &env.runtime, p});
