@@ -421,6 +421,16 @@ void write_results(const BenchEnv& env) {
              env.db_load_ms);
 }
 
+// A row's benchmark: registered as "<id>/<mode>", run as that name with Google Benchmark's
+// suffixes for kRowIterations iterations of manual time (the name filters match).
+constexpr int kRowIterations = 30;
+std::string row_name(const std::string& id, const GemmProblem& p) {
+  return fmt::format("{}/{}", id, to_string(p.precision));
+}
+std::string row_run_name(const std::string& id, const GemmProblem& p) {
+  return fmt::format("{}/iterations:{}/manual_time", row_name(id, p), kRowIterations);
+}
+
 // Before the rows run: the kernels of every row the filter selects, loaded (compiled where the
 // binary cache has none) from JITGEMM_BENCH_WARM_THREADS threads at once (default: one per core,
 // at most 16; 0: off), since the Runtime compiles different kernels in parallel and the rows would
@@ -442,11 +452,9 @@ void warm_up(BenchEnv& env, const std::vector<std::pair<std::string, GemmProblem
     GemmProblem problem;
   };
   std::vector<Job> jobs;
-  // The name the filter sees: the registered one and Google Benchmark's suffixes for 30
-  // iterations of manual time (so "/fp32/" and "^largeK/fp32/" select as they do for the rows).
+  // Matched against the name the filter sees ("/fp32/" and "^largeK/fp32/" select as for the rows).
   auto wanted = [&](const std::string& id, const GemmProblem& p) {
-    return all || std::regex_search(fmt::format("{}/{}/iterations:30/manual_time", id, to_string(p.precision)),
-                                    selected);
+    return all || std::regex_search(row_run_name(id, p), selected);
   };
   for (const auto& [id, p] : forward)
     if (wanted(id, p)) jobs.push_back({id.ends_with("_untuned") ? &env.untuned : &env.runtime, p});
@@ -492,17 +500,17 @@ int main(int argc, char** argv) {
   g_env = env.get();
   warm_up(*env, bench_problems(), backward_bench_problems());
   for (auto& [id, problem] : bench_problems()) {
-    const std::string name = fmt::format("{}/{}", id, to_string(problem.precision));
+    const std::string name = row_name(id, problem);
     benchmark::RegisterBenchmark(name.c_str(), [id = id, problem = problem](benchmark::State& st) {
       bench_problem(st, id, problem);
-    })->UseManualTime()->Iterations(30)->Unit(benchmark::kMillisecond);
+    })->UseManualTime()->Iterations(kRowIterations)->Unit(benchmark::kMillisecond);
   }
   // ---- backward rows (see the section above) ----
   for (auto& [id, problem] : backward_bench_problems()) {
-    const std::string name = fmt::format("{}/{}", id, to_string(problem.precision));
+    const std::string name = row_name(id, problem);
     benchmark::RegisterBenchmark(name.c_str(), [id = id, problem = problem](benchmark::State& st) {
       bench_backward(st, id, problem);
-    })->UseManualTime()->Iterations(30)->Unit(benchmark::kMillisecond);
+    })->UseManualTime()->Iterations(kRowIterations)->Unit(benchmark::kMillisecond);
   }
   // ---- end of the backward rows ----
   for (Precision mode : {Precision::FP32, Precision::TF32x3, Precision::TF32})
