@@ -106,6 +106,11 @@ struct BenchEnv {
 };
 BenchEnv* g_env = nullptr;
 
+// The Runtime that serves row `id`: the rows named *_untuned are served with no records.
+Runtime& runtime_for(BenchEnv& env, const std::string& id) {
+  return id.ends_with("_untuned") ? env.untuned : env.runtime;
+}
+
 // strmm's general operand is B as the dense matrix it stands for.
 GemmProblem dense_b(GemmProblem p) {
   p.structure_b = Structure::General;
@@ -193,8 +198,7 @@ void bench_problem(benchmark::State& state, const std::string& id, GemmProblem p
   env.support.poison_unread(a.get(), sa.rows, sa.cols, lda, p.structure_a, NAN, s);
   env.support.poison_unread(b.get(), sb.rows, sb.cols, ldb, p.structure_b, NAN, s);
   auto error = [&] { return env.support.error_stats(c.get(), ldc, c64.get(), ldc, p.m, p.n, scratch.get(), s).rel_error; };
-  const bool untuned = id.ends_with("_untuned");
-  Runtime& runtime = untuned ? env.untuned : env.runtime;
+  Runtime& runtime = runtime_for(env, id);
   auto run_jitgemm = [&](CUstream st) {
     runtime.gemm(p, reinterpret_cast<const float*>(a.get()), reinterpret_cast<const float*>(b.get()),
                      reinterpret_cast<float*>(c.get()), reinterpret_cast<CUstream_st*>(st));
@@ -445,8 +449,13 @@ void warm_up(BenchEnv& env, const std::vector<std::pair<std::string, GemmProblem
   // Google Benchmark's filter: a POSIX extended regular expression searched in the row's name;
   // "", "all" and a negative filter ("-...") warm every row.
   const std::string filter = benchmark::GetBenchmarkFilter();
-  const bool all = filter.empty() || filter == "all" || filter == "." || filter[0] == '-';
-  const std::regex selected(all ? std::string(".") : filter, std::regex::extended);
+  bool all = filter.empty() || filter == "all" || filter == "." || filter[0] == '-';
+  std::regex selected;
+  try {
+    if (!all) selected = std::regex(filter, std::regex::extended);
+  } catch (const std::regex_error&) {
+    all = true;  // a filter std::regex reads otherwise than Google Benchmark: warm every row
+  }
   struct Job {
     Runtime* runtime;
     GemmProblem problem;
@@ -457,7 +466,7 @@ void warm_up(BenchEnv& env, const std::vector<std::pair<std::string, GemmProblem
     return all || std::regex_search(row_run_name(id, p), selected);
   };
   for (const auto& [id, p] : forward)
-    if (wanted(id, p)) jobs.push_back({id.ends_with("_untuned") ? &env.untuned : &env.runtime, p});
+    if (wanted(id, p)) jobs.push_back({&runtime_for(env, id), p});
   for (const auto& [id, p] : backward)
     if (wanted(id, p)) {
       const BackwardProblems grads = backward_problems(p);
@@ -468,8 +477,9 @@ void warm_up(BenchEnv& env, const std::vector<std::pair<std::string, GemmProblem
     }
   const auto started = std::chrono::steady_clock::now();
   std::atomic<size_t> next{0};
+  const size_t workers = std::min<size_t>(threads, jobs.size());
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < std::min<size_t>(threads, jobs.size()); ++t)
+  for (size_t t = 0; t < workers; ++t)
     pool.emplace_back([&] {
       for (size_t i = next++; i < jobs.size(); i = next++) {
         try {
@@ -480,8 +490,7 @@ void warm_up(BenchEnv& env, const std::vector<std::pair<std::string, GemmProblem
       }
     });
   for (auto& th : pool) th.join();
-  fmt::print(stderr, "jitgemm-bench: {} products' kernels loaded from {} threads in {:.1f} s\n", jobs.size(),
-             std::min<size_t>(threads, jobs.size()),
+  fmt::print(stderr, "jitgemm-bench: {} products' kernels loaded from {} threads in {:.1f} s\n", jobs.size(), workers,
              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
 
