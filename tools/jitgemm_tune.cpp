@@ -242,9 +242,9 @@ int run_gpu(const Options& o, std::vector<TuneJob> jobs, const Compiler& compile
   int written = 0;  // records saved so far: each as its problem finishes
   std::vector<std::string> incidents;  // candidates that faulted or hung, with what happened
   std::vector<std::string> summaries;  // where each tuning's time went
-  // Kept current through the batch: a problem tuned later takes the winners of those tuned
-  // before it as priors (a re-tune after a template change finds a new config for one problem
-  // and its siblings try it first) and its own new record as the incumbent.
+  // Kept current through the run: a problem tuned later takes the winners of those tuned before
+  // it as priors (a re-tune after a template change finds a new config for one problem, and its
+  // siblings tuned after it try that config first).
   TuningDatabase known = existing_database(db_path);
   const bool use_priors = !o.no_priors && o.budget_s > 0;  // the budgeted search's
   for (const auto& [np, candidates] : jobs) {
@@ -286,10 +286,10 @@ int run_gpu(const Options& o, std::vector<TuneJob> jobs, const Compiler& compile
                    fmt::format("{:.2f}x", result.cublas_timing.median_ms / best->timing.median_ms),
                    fmt::format("{:.2e}", best->rel_error), fmt::format("{:.2e}", result.cublas_rel_error),
                    best->config.name(), fmt::format("{}/{}", ok, result.candidates.size()), other_text, tune_s});
-    // Saved now, not after the last problem: a long tune that is stopped (a time limit, Ctrl-C)
-    // keeps every problem it finished (save_merged: under the file's lock, written atomically).
     TunedRecord tuned = make_tuned_record(result, device_key(info), current_environment(info, result.template_hash));
     known.upsert(tuned.record);
+    // Saved now, not after the last problem: a long tune that is stopped (a time limit, Ctrl-C)
+    // keeps every problem it finished (save_merged: under the file's lock, written atomically).
     if (o.no_write) continue;
     const auto report = TuningDatabase::save_merged(db_path, {tuned.record}, {tuned.history});
     ++written;
