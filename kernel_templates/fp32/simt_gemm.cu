@@ -43,6 +43,7 @@ constexpr int TRANS_A = 0, TRANS_B = 0;
 constexpr int VEC_A = 4, VEC_B = 4, VEC_C = 4;             // 4: 16-byte accesses allowed
 constexpr int FILL = 0, WORK_LIST = 0;                      // structure (see above)
 constexpr int SPLIT_K_FINISH = 0;                           // 1: split-K can be finished here (see below)
+constexpr int EARLY_BARRIER = 0;                            // 1: the slice barrier a row early (the K loop)
 constexpr int SMEM_BYTES = -1;                              // host's number; < 0: unchecked
 #endif
 
@@ -340,29 +341,45 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
 
   // The K loop, fully unrolled inside a slice. Before the rank-1 update of k row k, the
   // fragments of the next k row are read; at the slice's last row that is row 0 of the next
-  // slice, after the barrier that makes it visible (and frees this slice's stage).
+  // slice, read after the barrier that makes it visible and frees this slice's stage (every
+  // read of it is issued by then) for the copies of slice kt + STAGES. The barrier sits at
+  // BARRIER_ROW: the last row, where row 0's reads follow the loader's copies; or, with
+  // EARLY_BARRIER, one row earlier, so that row 0's reads are issued before the copies' address
+  // arithmetic, a whole row of FFMAs ahead of their use like every other row's.
+  constexpr int BARRIER_ROW = EARLY_BARRIER ? BLOCK_K - 2 : BLOCK_K - 1;
   Fragments frag[2];
   const unsigned as_first = shared_address(as + m_first), bs_first = shared_address(bs + n_first);
-  unsigned as_stage = as_first;  // this thread's first fragment in the stage of slice kt
+  unsigned as_stage = as_first;  // this thread's first fragment in the stage read next
   unsigned bs_stage = bs_first;
   load_fragments(as_stage, bs_stage, 0, frag[0]);
   int stage = 0;  // stage holding slice kt
   for (int kt = 0; kt < k_tiles; ++kt) {
 #pragma unroll
     for (int k = 0; k < BLOCK_K; ++k) {
-      if (k + 1 < BLOCK_K) {
-        load_fragments(as_stage, bs_stage, k + 1, frag[(k + 1) % 2]);
-      } else {
+      // Row k + 1, or with EARLY_BARRIER at the last row, row 0 of slice kt + 1 (the read
+      // stage moved on at the barrier; past the last slice a stale stage, never used).
+      if (EARLY_BARRIER || k + 1 < BLOCK_K)
+        load_fragments(as_stage, bs_stage, (k + 1) % BLOCK_K, frag[(k + 1) % 2]);
+      if (k == BARRIER_ROW) {
         // Groups committed so far: STAGES + kt; STAGES - 2 pending leaves slice kt + 1 landed.
         cp_async_wait<STAGES - 2>();
-        __syncthreads();  // slice kt + 1 visible to all; every warp's reads of slice kt are done
+        __syncthreads();  // slice kt + 1 visible to all; every warp's reads of slice kt are issued
+        if (EARLY_BARRIER) {
+          const int next = stage + 1 == STAGES ? 0 : stage + 1;  // slice kt + 1's
+          as_stage = as_first + 4 * next * A_STAGE;
+          bs_stage = bs_first + 4 * next * B_STAGE;
+        }
+      }
+      if (k == BLOCK_K - 1) {
+        // Slice kt's stage is free since the barrier: slice kt + STAGES goes there.
         if (kt + STAGES < k_tiles) load_slice(kt + STAGES, stage);
         cp_async_commit();
         stage = stage + 1 == STAGES ? 0 : stage + 1;
-        as_stage = as_first + 4 * stage * A_STAGE;
-        bs_stage = bs_first + 4 * stage * B_STAGE;
-        // Row 0 of slice kt + 1 (past the last slice: a stale stage, never used).
-        load_fragments(as_stage, bs_stage, 0, frag[(k + 1) % 2]);
+        if (!EARLY_BARRIER) {
+          as_stage = as_first + 4 * stage * A_STAGE;
+          bs_stage = bs_first + 4 * stage * B_STAGE;
+          load_fragments(as_stage, bs_stage, 0, frag[(k + 1) % 2]);
+        }
       }
       outer_product(frag[k % 2], acc);
     }

@@ -39,6 +39,10 @@ struct SimtParams {
   int warps_n = 4;   // warps along N
   int thread_m = 8;  // C rows per thread (register tile)
   int thread_n = 8;  // C columns per thread
+  // Where the K slice's barrier sits (fp32/simt_gemm.cu, EARLY_BARRIER): false, before the last
+  // k row's update, row 0 of the next slice read after the loader's copies; true, one row
+  // earlier, row 0 read before the copies. Which is faster depends on the tile and the shape.
+  bool early_barrier = false;
   friend bool operator==(const SimtParams&, const SimtParams&) = default;
 };
 

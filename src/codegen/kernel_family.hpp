@@ -47,10 +47,11 @@ struct LaunchGeometry {
 
 // One family parameter as the database stores it: a JSON number in [min, max], a bool, or a
 // name (index into `names`, which is the enum's value); the positional order is name, kind,
-// min, max, names, get, set, multiple_of. get/set read and write it on a
+// min, max, names, get, set, multiple_of, absent. get/set read and write it on a
 // config of the family.
 struct ConfigField {
   enum class Kind { Integer, Boolean, Name };
+  static constexpr int kRequired = -1;
   std::string_view name;
   Kind kind = Kind::Integer;
   int min = 0, max = 0;                      // Integer: the range
@@ -58,6 +59,14 @@ struct ConfigField {
   int (*get)(const KernelConfig&) = nullptr;
   void (*set)(KernelConfig&, int) = nullptr;
   int multiple_of = 1;                       // Integer: a multiple of this
+  // A field added after the records that lack it were written: what they meant, the value read
+  // where the field is absent. At that value the field is neither written nor hashed into a
+  // record's checksum, so older files (and their checksums) stay valid byte for byte.
+  // kRequired: every record has the field.
+  int absent = kRequired;
+
+  // Whether the field at value `v` is left out of a record (it reads back as `absent`).
+  constexpr bool left_out(int v) const noexcept { return absent != kRequired && v == absent; }
 };
 
 // The field's value on `c` as text: the number, "true" / "false", or the enum's name.

@@ -53,10 +53,10 @@ bool allowed_thread_tile(int tm, int tn) {
   return false;
 }
 
-KernelConfig simt(int bm, int bn, int bk, int wm, int wn, int tm, int tn, int stages) {
+KernelConfig simt(int bm, int bn, int bk, int wm, int wn, int tm, int tn, int stages, bool early_barrier = false) {
   KernelConfig c = make_config(KernelFamily::Simt, Precision::FP32);
   c.block_m = bm, c.block_n = bn, c.block_k = bk;
-  c.simt() = SimtParams{wm, wn, tm, tn};
+  c.simt() = SimtParams{wm, wn, tm, tn, early_barrier};
   c.stages = stages;
   return c;
 }
@@ -83,7 +83,7 @@ std::string shape_problem(const KernelConfig& c) {
   return {};
 }
 
-constexpr std::array<ConfigField, 4> kFields{{
+constexpr std::array<ConfigField, 5> kFields{{
     {"warps_m", ConfigField::Kind::Integer, 1, 16, {}, [](const KernelConfig& c) { return c.simt().warps_m; },
      [](KernelConfig& c, int v) { c.simt().warps_m = v; }},
     {"warps_n", ConfigField::Kind::Integer, 1, 16, {}, [](const KernelConfig& c) { return c.simt().warps_n; },
@@ -92,6 +92,10 @@ constexpr std::array<ConfigField, 4> kFields{{
      [](KernelConfig& c, int v) { c.simt().thread_m = v; }},
     {"thread_n", ConfigField::Kind::Integer, 1, 16, {}, [](const KernelConfig& c) { return c.simt().thread_n; },
      [](KernelConfig& c, int v) { c.simt().thread_n = v; }},
+    // Added with the choice (records before it have the barrier at the last row).
+    {"early_barrier", ConfigField::Kind::Boolean, 0, 1, {},
+     [](const KernelConfig& c) { return c.simt().early_barrier ? 1 : 0; },
+     [](KernelConfig& c, int v) { c.simt().early_barrier = v != 0; }, 1, 0},
 }};
 
 class SimtRules final : public SplitKFamilyRules {
@@ -102,18 +106,21 @@ class SimtRules final : public SplitKFamilyRules {
 
   std::string name_suffix(const KernelConfig& c) const override {
     const SimtParams& s = c.simt();
-    return fmt::format("_w{}x{}_t{}x{}_s{}_k{}_g{}", s.warps_m, s.warps_n, s.thread_m, s.thread_n, c.stages,
-                       c.split_k, c.raster_group);
+    return fmt::format("_w{}x{}_t{}x{}_s{}_k{}_g{}{}", s.warps_m, s.warps_n, s.thread_m, s.thread_n, c.stages,
+                       c.split_k, c.raster_group, s.early_barrier ? "_eb" : "");
   }
   bool parse_name_suffix(std::string_view& rest, KernelConfig& c) const override {
     using namespace name_reader;
     SimtParams& s = c.simt();
-    return take_field(rest, "_w", s.warps_m) && take_field(rest, "x", s.warps_n) && take_field(rest, "_t", s.thread_m) &&
-           take_field(rest, "x", s.thread_n) && take_field(rest, "_s", c.stages) && take_field(rest, "_k", c.split_k) &&
-           take_field(rest, "_g", c.raster_group);
+    if (!(take_field(rest, "_w", s.warps_m) && take_field(rest, "x", s.warps_n) && take_field(rest, "_t", s.thread_m) &&
+          take_field(rest, "x", s.thread_n) && take_field(rest, "_s", c.stages) && take_field(rest, "_k", c.split_k) &&
+          take_field(rest, "_g", c.raster_group)))
+      return false;
+    s.early_barrier = take(rest, "_eb");
+    return true;
   }
   std::string_view name_form() const noexcept override {
-    return "simt_fp32_<bm>x<bn>x<bk>_w<wm>x<wn>_t<tm>x<tn>_s<stages>_k<split>_g<group>, e.g. "
+    return "simt_fp32_<bm>x<bn>x<bk>_w<wm>x<wn>_t<tm>x<tn>_s<stages>_k<split>_g<group>[_eb], e.g. "
            "simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8";
   }
 
@@ -163,6 +170,7 @@ class SimtRules final : public SplitKFamilyRules {
         "constexpr int VEC_A = {va}, VEC_B = {vb}, VEC_C = {vc};\n"
         "{structure}"
         "constexpr int SPLIT_K_FINISH = {finish};\n"
+        "constexpr int EARLY_BARRIER = {early};\n"
         "constexpr int SMEM_BYTES = {smem};\n",
         fmt::arg("config", c.name()), fmt::arg("spec", s.suffix()), fmt::arg("name", kernel_name),
         fmt::arg("bm", c.block_m), fmt::arg("bn", c.block_n), fmt::arg("bk", c.block_k), fmt::arg("wm", p.warps_m),
@@ -171,6 +179,7 @@ class SimtRules final : public SplitKFamilyRules {
         fmt::arg("ta", s.trans_a == Op::T ? 1 : 0), fmt::arg("tb", s.trans_b == Op::T ? 1 : 0),
         fmt::arg("va", s.vec_a), fmt::arg("vb", s.vec_b), fmt::arg("vc", s.vec_c),
         fmt::arg("structure", structure_constants(s)), fmt::arg("finish", simt_can_finish_split_k(config) ? 1 : 0),
+        fmt::arg("early", p.early_barrier ? 1 : 0),
         fmt::arg("smem", shared_memory_bytes(c)));
   }
 
@@ -185,7 +194,8 @@ class SimtRules final : public SplitKFamilyRules {
         simt(64, 256, 16, 1, 8, 8, 8, 3),    // the NN / TN default
         simt(128, 128, 16, 4, 2, 8, 8, 3),   // the NT default
         simt(128, 64, 16, 4, 1, 8, 8, 3),    // the TT default
-        simt(256, 64, 16, 4, 1, 8, 16, 3),   // 16-wide thread tiles; 256-float rows on 128 threads
+        simt(256, 64, 16, 4, 1, 8, 16, 3, true),  // 16-wide thread tiles; 256-float rows on 128
+                                                  // threads; the slice barrier a row early
         simt(128, 256, 32, 2, 4, 16, 8, 2),  // 16-high thread tiles, block_k 32, 2 stages, 100 KiB smem
     };
   }
@@ -222,10 +232,11 @@ std::vector<KernelConfig> simt_candidate_space(const ProblemKey& key, const Stat
             const int tm = warp_m / lanes[0], tn = warp_n / lanes[1];
             if (!allowed_thread_tile(tm, tn)) continue;
             for (int bk : {8, 16, 32})
-              for (int stages = kMinStages(bk); stages <= kMaxStages(bk); ++stages) {
-                const KernelConfig c = simt(bm, bn, bk, wm, wn, tm, tn, stages);
-                if (statically_valid(c, limits, nullptr)) append_with_splits(out, key, c);
-              }
+              for (int stages = kMinStages(bk); stages <= kMaxStages(bk); ++stages)
+                for (bool early_barrier : {false, true}) {
+                  const KernelConfig c = simt(bm, bn, bk, wm, wn, tm, tn, stages, early_barrier);
+                  if (statically_valid(c, limits, nullptr)) append_with_splits(out, key, c);
+                }
           }
         }
       }

@@ -84,6 +84,10 @@ void apply_params(JsonCursor& in, const std::vector<RawParam>& raw, KernelConfig
     const RawParam* p = nullptr;
     for (const RawParam& candidate : raw)
       if (candidate.name == f.name) p = &candidate;
+    if (p == nullptr && f.absent != ConfigField::kRequired) {
+      f.set(c, f.absent);
+      continue;
+    }
     if (p == nullptr) throw FieldError(std::string(f.name), "missing");
     try {
       switch (f.kind) {

@@ -47,13 +47,14 @@ int read_field(const json& params, const ConfigField& f) {
   return checked_param_value(f, read_int(params, f.name, kAnyInt64Min, kAnyInt64Max));
 }
 
-// The family's parameters: exactly its fields (KernelFamilyRules::fields).
+// The family's parameters: exactly its fields (KernelFamilyRules::fields), those with an
+// `absent` value optional.
 void read_params(const json& params, KernelConfig& c) {
   const std::span<const ConfigField> fields = rules_of(c).fields();
-  std::vector<std::string_view> names;
-  for (const ConfigField& f : fields) names.push_back(f.name);
-  json_reader::expect_fields(params, names);
-  for (const ConfigField& f : fields) f.set(c, read_field(params, f));
+  std::vector<std::string_view> required, optional;
+  for (const ConfigField& f : fields) (f.absent == ConfigField::kRequired ? required : optional).push_back(f.name);
+  json_reader::expect_fields(params, required, optional);
+  for (const ConfigField& f : fields) f.set(c, params.contains(std::string(f.name)) ? read_field(params, f) : f.absent);
 }
 
 // A candidate's error: a number >= 0, or null for a non-finite one (a kernel that wrote
@@ -77,7 +78,8 @@ ProblemKey read_problem(const json& j) {
 // object is converted by database/schema_migration.cpp before this reads it.
 void to_json(json& j, const KernelConfig& c) {
   json params = json::object();
-  for (const ConfigField& f : rules_of(c).fields()) params[std::string(f.name)] = field_value(f, f.get(c));
+  for (const ConfigField& f : rules_of(c).fields())
+    if (!f.left_out(f.get(c))) params[std::string(f.name)] = field_value(f, f.get(c));
   j = json{{"family", to_string(c.family())}, {"precision", to_string(c.precision)},
            {"block_m", c.block_m},            {"block_n", c.block_n},
            {"block_k", c.block_k},            {"stages", c.stages},

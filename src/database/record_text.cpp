@@ -141,9 +141,10 @@ void append_config_object(std::string& out, const KernelConfig& c) {
   out += '{';
   bool first = true;
   for (const ConfigField& f : rules_of(c).fields()) {
+    const int v = f.get(c);
+    if (f.left_out(v)) continue;
     key(out, first, f.name);
     first = false;
-    const int v = f.get(c);
     switch (f.kind) {
       case ConfigField::Kind::Boolean: out += v != 0 ? "true" : "false"; break;
       case ConfigField::Kind::Name:

@@ -79,14 +79,31 @@ TEST(CandidateSpace, SampleIsSmallValidAndPartOfTheLargeSpace) {
   EXPECT_GE(sample.size(), 5u);
   EXPECT_LE(sample.size(), 8u);  // 8 specializations x 8 configs: about 45 s of NVRTC on one core
   std::set<int> stages, block_k, frags_m, frags_n;
+  std::set<bool> early_barrier;
   for (const KernelConfig& c : sample) {
     EXPECT_TRUE(contains(space, c)) << c.name();
-    stages.insert(c.stages), block_k.insert(c.block_k);
+    stages.insert(c.stages), block_k.insert(c.block_k), early_barrier.insert(c.simt().early_barrier);
     frags_m.insert(c.simt().thread_m / 4), frags_n.insert(c.simt().thread_n / 4);
   }
   EXPECT_TRUE(stages.contains(2) && stages.contains(5));
   EXPECT_EQ(block_k, (std::set<int>{8, 16, 32}));
   EXPECT_TRUE(frags_m.contains(1) && frags_m.contains(4) && frags_n.contains(1) && frags_n.contains(4));
+  EXPECT_EQ(early_barrier, (std::set<bool>{false, true}));  // both placements of the slice barrier
+}
+
+// Every SIMT config comes with the slice barrier in either place (the tuner's choice), the two
+// twins otherwise alike and distinct kernels.
+TEST(CandidateSpace, EveryConfigComesWithEitherBarrierPlacement) {
+  const auto space = candidate_space(key_of(2048, 2048, 2048));
+  size_t early = 0;
+  for (const KernelConfig& c : space) {
+    KernelConfig twin = c;
+    twin.simt().early_barrier = !c.simt().early_barrier;
+    EXPECT_TRUE(contains(space, twin)) << c.name();
+    EXPECT_NE(twin.name(), c.name());
+    early += c.simt().early_barrier ? 1 : 0;
+  }
+  EXPECT_EQ(2 * early, space.size());
 }
 
 TEST(CandidateSpace, DefaultRule) {

@@ -91,6 +91,26 @@ TEST(CandidateRanking, APriorTunedForAnotherShapeMatchesItsAdaptedConfig) {
   EXPECT_EQ(first, prior);
 }
 
+TEST(CandidateRanking, ASimtPriorsBarrierTwinIsTimedRightAfterThePriors) {
+  // The fp32 largeK record's tile, its barrier at the last row: the tuner next times the same
+  // tile with the barrier a row early (and K-split siblings), before the model's order.
+  const ProblemKey key = key_of(256, 256, 524288, Precision::FP32);
+  const std::vector<KernelConfig> configs = tuning_candidates(key);
+  KernelConfig prior = KernelConfig::parse("simt_fp32_128x256x8_w2x4_t8x16_s4_k66_g8");
+  ASSERT_NE(std::find(configs.begin(), configs.end(), prior), configs.end());
+  KernelConfig twin = prior;
+  twin.simt().early_barrier = true;
+  ASSERT_NE(std::find(configs.begin(), configs.end(), twin), configs.end());
+  const CandidateRanking r = rank_candidates(key, configs, kH200, {2.0, {prior}, {}});
+  EXPECT_EQ(configs[r.order[0].index], prior);
+  size_t twin_at = r.order.size();
+  for (size_t i = 0; i < r.order.size(); ++i)
+    if (configs[r.order[i].index] == twin) twin_at = i;
+  ASSERT_LT(twin_at, r.order.size());
+  for (size_t i = 0; i <= twin_at; ++i) EXPECT_TRUE(r.order[i].prior) << configs[r.order[i].index].name();
+  EXPECT_FALSE(r.order[twin_at].assured);  // a sibling: timed while the budget lasts
+}
+
 TEST(CandidateRanking, PruningNeverDropsTheDefaultOrAPrior) {
   for (Precision precision : {Precision::FP32, Precision::TF32x3, Precision::TF32}) {
     const ProblemKey key = key_of(256, 256, 524288, precision);
