@@ -257,11 +257,16 @@ fi
 # Only what this run wrote comes back (the device tool returns a limited number of files, and a
 # bench or database left as it was would crowd out the logs).
 find bench/results tuning_db -maxdepth 1 -name "*.json" -newer "$started_marker" -exec cp {} "$out/" \;
+# The device tool returns files of at most 16 MB: a larger one (the candidate history grows with
+# each re-tune) comes back gzipped, name.json.gz (gunzip it before merging).
+for f in "$out"/*.json; do
+  if [[ -f "$f" && $(stat -c %s "$f") -gt 15000000 ]]; then gzip -f "$f"; fi
+done
 # The device tool returns at most 8 files from $OUT (in name order: a run of several steps left
 # more, and the database was among those lost once). Everything but the results and the database
 # goes into one archive there, logs.tgz (tar -xzf).
 if [[ -n "${OUT:-}" ]]; then
-  keep=$(find bench/results tuning_db -maxdepth 1 -name "*.json" -newer "$started_marker" -printf "%f\n")
+  keep=$(find bench/results tuning_db -maxdepth 1 -name "*.json" -newer "$started_marker" -printf "%f\n%f.gz\n")
   mapfile -t others < <(cd "$out" && find . -maxdepth 1 -type f ! -name logs.tgz -printf "%f\n" | grep -vxF "$keep" | sort)
   if ((${#others[@]} > 0)); then
     tar -czf "$out/logs.tgz" -C "$out" "${others[@]}" && (cd "$out" && rm -f "${others[@]}")

@@ -194,8 +194,8 @@ class SimtRules final : public SplitKFamilyRules {
         simt(64, 256, 16, 1, 8, 8, 8, 3),    // the NN / TN default
         simt(128, 128, 16, 4, 2, 8, 8, 3),   // the NT default
         simt(128, 64, 16, 4, 1, 8, 8, 3),    // the TT default
-        simt(256, 64, 16, 4, 1, 8, 16, 3, true),  // 16-wide thread tiles; 256-float rows on 128
-                                                  // threads; the slice barrier a row early
+        simt(128, 256, 8, 2, 4, 8, 16, 4, true),  // 16-wide thread tiles, the slice barrier a row
+                                                  // early: the long-K default
         simt(128, 256, 32, 2, 4, 16, 8, 2),  // 16-high thread tiles, block_k 32, 2 stages, 100 KiB smem
     };
   }
@@ -250,7 +250,9 @@ std::vector<KernelConfig> simt_candidate_space(const ProblemKey& key, const Stat
 // alone; where none does (a small output), the largest whose tiles times its K split do (a
 // small output with a long K: largeK, 1000^3); else 64x64. On the H200 (re-tuned histories of
 // this template) that took largeK from 64x64 k256 (1.90 ms) to 64x256 k256 (1.44-1.47 ms) and
-// 1000^3 from 0.074 to 0.066 ms, and left 1537^3 and 512^3 as they were.
+// 1000^3 from 0.074 to 0.066 ms, and left 1537^3 and 512^3 as they were. A small output with
+// a long K and B read K x N takes the largeK record's tile first, where its split alone makes
+// kDefaultMinCtas CTAs (largeK: 2 tiles x 198 slices, 3 waves of one CTA per SM).
 KernelConfig simt_default_config(const ProblemKey& key) {
   const auto tiles = [&](const KernelConfig& c) { return c.output_tiles(key.m, key.n); };
   const auto covers = [&](const KernelConfig& c) { return key.m >= c.block_m && key.n >= c.block_n; };
@@ -262,6 +264,12 @@ KernelConfig simt_default_config(const ProblemKey& key) {
   const KernelConfig mid = simt(64, 128, 16, 1, 4, 8, 8, 3);
   for (const KernelConfig& c : {layout, mid})
     if (covers(c) && tiles(c) >= kDefaultMinCtas) return with_default_split_k(c, key);
+  // A small output with a long K, B read K x N: the largeK record's tile (one 256-thread CTA per
+  // SM, 8 x 16 per thread, the slice barrier a row early), split to fill whole waves.
+  if (!b_transposed)
+    if (const KernelConfig split = with_default_split_k(simt(128, 256, 8, 2, 4, 8, 16, 4, true), key);
+        covers(split) && split.split_k >= 2 && tiles(split) * split.split_k >= kDefaultMinCtas)
+      return split;
   for (const KernelConfig& c : {layout, mid})
     if (const KernelConfig split = with_default_split_k(c, key); covers(c) && tiles(c) * split.split_k >= kDefaultMinCtas)
       return split;

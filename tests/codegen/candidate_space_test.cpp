@@ -131,7 +131,11 @@ TEST(CandidateSpace, DefaultRule) {
   EXPECT_EQ(tile_name(key_of(1024, 1024, 64)), small);  // 64 CTAs of 64x256, 128 of 64x128, no split
   // A small output with a long K: the tiles times the K split count (64 x 8 CTAs; largeK 4 x 256).
   EXPECT_EQ(tile_name(key_of(1024, 1024, 1024)), nn_tn);
-  EXPECT_EQ(tile_name(key_of(256, 256, 524288)), nn_tn);
+  // ... or, with a K long enough for its split alone to make them and B read K x N, the largeK
+  // record's tile with the slice barrier a row early (2 x 198 CTAs).
+  EXPECT_EQ(tile_name(key_of(256, 256, 524288)), "simt_fp32_128x256x8_w2x4_t8x16_s4_k1_g8_eb");
+  EXPECT_EQ(default_config(key_of(256, 256, 524288)).split_k, 198);
+  EXPECT_EQ(tile_name(key_of(256, 256, 524288, Op::N, Op::T)), "simt_fp32_128x128x16_w4x2_t8x8_s3_k1_g8");
   EXPECT_EQ(tile_name(key_of(1537, 1537, 1537)), mid);  // 325 CTAs of 64x128 by the tiles alone
   for (const ProblemKey& key : keys_to_check())
     EXPECT_TRUE(contains(representative_sample(key), KernelConfig::parse(tile_name(key)))) << key.canonical();
