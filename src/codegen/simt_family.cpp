@@ -251,8 +251,8 @@ std::vector<KernelConfig> simt_candidate_space(const ProblemKey& key, const Stat
 // small output with a long K: largeK, 1000^3); else 64x64. On the H200 (re-tuned histories of
 // this template) that took largeK from 64x64 k256 (1.90 ms) to 64x256 k256 (1.44-1.47 ms) and
 // 1000^3 from 0.074 to 0.066 ms, and left 1537^3 and 512^3 as they were. A small output with
-// a long K and B read K x N takes the largeK record's tile first, where its split alone makes
-// kDefaultMinCtas CTAs (largeK: 2 tiles x 198 slices, 3 waves of one CTA per SM).
+// a long K and B read K x N takes the largeK record's tile first (below: largeK 2 tiles x 66
+// slices, one wave of one CTA per SM).
 KernelConfig simt_default_config(const ProblemKey& key) {
   const auto tiles = [&](const KernelConfig& c) { return c.output_tiles(key.m, key.n); };
   const auto covers = [&](const KernelConfig& c) { return key.m >= c.block_m && key.n >= c.block_n; };
@@ -265,11 +265,18 @@ KernelConfig simt_default_config(const ProblemKey& key) {
   for (const KernelConfig& c : {layout, mid})
     if (covers(c) && tiles(c) >= kDefaultMinCtas) return with_default_split_k(c, key);
   // A small output with a long K, B read K x N: the largeK record's tile (one 256-thread CTA per
-  // SM, 8 x 16 per thread, the slice barrier a row early), split to fill whole waves.
-  if (!b_transposed)
-    if (const KernelConfig split = with_default_split_k(simt(128, 256, 8, 2, 4, 8, 16, 4, true), key);
-        covers(split) && split.split_k >= 2 && tiles(split) * split.split_k >= kDefaultMinCtas)
-      return split;
+  // SM at 8 x 16 per thread, the slice barrier a row early), split so that its CTAs make one
+  // wave, each over at least kLongKRange of K. On the H100, largeK: 66 slices 1.297 ms (cuBLAS
+  // 1.302), the whole-wave rule's 198 slices (3 waves) about 1.38.
+  constexpr int64_t kLongKRange = 1024;
+  if (KernelConfig long_k = simt(128, 256, 8, 2, 4, 8, 16, 4, true); !b_transposed && covers(long_k)) {
+    const int64_t one_wave = kLargestHopperSms / tiles(long_k);
+    if (one_wave >= 2 && one_wave <= kMaxSplitK && key.k / one_wave >= kLongKRange &&
+        split_workspace_fits(key, one_wave)) {
+      long_k.split_k = static_cast<int>(one_wave);
+      return long_k;
+    }
+  }
   for (const KernelConfig& c : {layout, mid})
     if (const KernelConfig split = with_default_split_k(c, key); covers(c) && tiles(c) * split.split_k >= kDefaultMinCtas)
       return split;

@@ -131,10 +131,14 @@ TEST(CandidateSpace, DefaultRule) {
   EXPECT_EQ(tile_name(key_of(1024, 1024, 64)), small);  // 64 CTAs of 64x256, 128 of 64x128, no split
   // A small output with a long K: the tiles times the K split count (64 x 8 CTAs; largeK 4 x 256).
   EXPECT_EQ(tile_name(key_of(1024, 1024, 1024)), nn_tn);
-  // ... or, with a K long enough for its split alone to make them and B read K x N, the largeK
-  // record's tile with the slice barrier a row early (2 x 198 CTAs).
+  // ... or, with a K long enough for one wave of its CTAs (each over >= 1024 of K) and B read
+  // K x N, the largeK record's tile with the slice barrier a row early: 2 tiles x 66 slices.
   EXPECT_EQ(tile_name(key_of(256, 256, 524288)), "simt_fp32_128x256x8_w2x4_t8x16_s4_k1_g8_eb");
-  EXPECT_EQ(default_config(key_of(256, 256, 524288)).split_k, 198);
+  EXPECT_EQ(default_config(key_of(256, 256, 524288)).split_k, 66);
+  EXPECT_EQ(default_config(key_of(256, 256, 66 * 1024)).split_k, 66);
+  EXPECT_EQ(tile_name(key_of(256, 256, 66 * 1024 - 1)), nn_tn);  // a CTA's K range under 1024
+  EXPECT_EQ(default_config(key_of(128, 512, 524288)).split_k, 66);  // 1 x 2 tiles
+  EXPECT_EQ(default_config(key_of(512, 512, 524288)).split_k, 16);  // 4 x 2 tiles: 128 CTAs
   EXPECT_EQ(tile_name(key_of(256, 256, 524288, Op::N, Op::T)), "simt_fp32_128x128x16_w4x2_t8x8_s3_k1_g8");
   EXPECT_EQ(tile_name(key_of(1537, 1537, 1537)), mid);  // 325 CTAs of 64x128 by the tiles alone
   for (const ProblemKey& key : keys_to_check())
