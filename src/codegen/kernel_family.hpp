@@ -114,6 +114,13 @@ class KernelFamilyRules {
   // A config tuned for another shape, made right for `key` (e.g. its K split re-derived);
   // nullopt when none of its kind can run `key`.
   virtual std::optional<KernelConfig> adapt(const KernelConfig& tuned, const ProblemKey& key) const = 0;
+  // `c` with the choices that make a config's siblings set to one value: configs with the same
+  // form are tried right after a prior they are siblings of (the tuner's ranking). Every
+  // family: the K split (one kernel serves every split); SIMT also: the slice barrier placement.
+  virtual KernelConfig sibling_form(KernelConfig c) const {
+    c.split_k = 1;
+    return c;
+  }
 
   // ---- the database's view of the family's parameters (in KernelConfig::params)
   virtual std::span<const ConfigField> fields() const noexcept = 0;

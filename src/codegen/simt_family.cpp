@@ -200,6 +200,13 @@ class SimtRules final : public SplitKFamilyRules {
     };
   }
   KernelConfig default_config(const ProblemKey& key) const override { return simt_default_config(key); }
+  // The barrier placement moves a config by a few percent either way (the template's K loop),
+  // so a prior's twin is worth its timing.
+  KernelConfig sibling_form(KernelConfig c) const override {
+    c = SplitKFamilyRules::sibling_form(c);
+    c.simt().early_barrier = false;
+    return c;
+  }
 
   std::span<const ConfigField> fields() const noexcept override { return kFields; }
 };

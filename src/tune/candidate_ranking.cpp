@@ -18,23 +18,18 @@ constexpr size_t kNotPrior = std::numeric_limits<size_t>::max();
 
 // Where `c` stands among the priors: (how closely, the first prior it is), kNotPrior if none.
 // Closeness 0: the prior itself; 1: the prior made right for this problem by its family (a
-// re-derived K split, a plane-fed variant); 2: the prior's tiles with another K split (they
-// share its kernel) or, for a SIMT prior, with the slice barrier placed the other way (a
-// scheduling choice that moves a config by a few percent either way, so a prior's twin is worth
-// its timing). The priors themselves rank first, then their adapted forms, then siblings.
+// re-derived K split, a plane-fed variant); 2: a sibling, the prior with another of the choices
+// its family names in sibling_form (the K split; SIMT's barrier placement). The priors
+// themselves rank first, then their adapted forms, then siblings.
 std::pair<int, size_t> prior_position(const KernelConfig& c, const std::vector<KernelConfig>& priors,
                                       const std::vector<std::optional<KernelConfig>>& adapted) {
   for (size_t p = 0; p < priors.size(); ++p)
     if (c == priors[p]) return {0, p};
   for (size_t p = 0; p < priors.size(); ++p)
     if (adapted[p] && c == *adapted[p]) return {1, p};
-  for (size_t p = 0; p < priors.size(); ++p) {
-    KernelConfig sibling = c;
-    sibling.split_k = priors[p].split_k;
-    if (sibling.family() == KernelFamily::Simt && priors[p].family() == KernelFamily::Simt)
-      sibling.simt().early_barrier = priors[p].simt().early_barrier;
-    if (sibling == priors[p]) return {2, p};
-  }
+  const KernelConfig form = rules_of(c).sibling_form(c);
+  for (size_t p = 0; p < priors.size(); ++p)
+    if (form == rules_of(priors[p]).sibling_form(priors[p])) return {2, p};
   return {0, kNotPrior};
 }
 
