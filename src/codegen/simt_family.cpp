@@ -273,12 +273,18 @@ KernelConfig simt_default_config(const ProblemKey& key) {
     if (covers(c) && tiles(c) >= kDefaultMinCtas) return with_default_split_k(c, key);
   // A small output with a long K, B read K x N: the largeK record's tile (one 256-thread CTA per
   // SM at 8 x 16 per thread, the slice barrier a row early), split so that its CTAs make one
-  // wave, each over at least kLongKRange of K. On the H100, largeK: 66 slices 1.297 ms (cuBLAS
-  // 1.302), the whole-wave rule's 198 slices (3 waves) about 1.38.
-  constexpr int64_t kLongKRange = 1024;
-  if (KernelConfig long_k = simt(128, 256, 8, 2, 4, 8, 16, 4, true); !b_transposed && covers(long_k)) {
+  // wave, each over kLongKRange to kLongKMaxRange of K. On the H100, largeK: 66 slices 1.297 ms
+  // (cuBLAS 1.302), the whole-wave rule's 198 slices (3 waves) about 1.38. Only for outputs of
+  // at most kLongKMaxOutput values (one or two tiles), where its long float32 sums were checked
+  // against the contract (largeK, and 256 x 256 at K = 2^16 .. 2^20: HugeK); on the H200
+  // 1000 x 1537 x 4096 TN (56 tiles, 2 slices of 2048) came out at 4.26e-7 against cuBLAS's
+  // 1.92e-7, over the contract's 2x (GemmCorrectness); the rule below keeps its slices short.
+  constexpr int64_t kLongKRange = 1024, kLongKMaxRange = 16384, kLongKMaxOutput = 256 * 256;
+  if (KernelConfig long_k = simt(128, 256, 8, 2, 4, 8, 16, 4, true);
+      !b_transposed && covers(long_k) && key.m * key.n <= kLongKMaxOutput) {
     const int64_t one_wave = kLargestHopperSms / tiles(long_k);
-    if (one_wave >= 2 && one_wave <= kMaxSplitK && key.k / one_wave >= kLongKRange &&
+    const int64_t range = (key.k + one_wave - 1) / one_wave;  // K of the longest slice
+    if (one_wave >= 2 && one_wave <= kMaxSplitK && key.k / one_wave >= kLongKRange && range <= kLongKMaxRange &&
         split_workspace_fits(key, one_wave)) {
       long_k.split_k = static_cast<int>(one_wave);
       return long_k;

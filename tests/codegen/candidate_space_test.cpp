@@ -138,7 +138,13 @@ TEST(CandidateSpace, DefaultRule) {
   EXPECT_EQ(default_config(key_of(256, 256, 66 * 1024)).split_k, 66);
   EXPECT_EQ(tile_name(key_of(256, 256, 66 * 1024 - 1)), nn_tn);  // a CTA's K range under 1024
   EXPECT_EQ(default_config(key_of(128, 512, 524288)).split_k, 66);  // 1 x 2 tiles
-  EXPECT_EQ(default_config(key_of(512, 512, 524288)).split_k, 16);  // 4 x 2 tiles: 128 CTAs
+  EXPECT_EQ(default_config(key_of(256, 256, 66 * 16384)).split_k, 66);  // slices of 16384: the longest
+  // Not where its float32 sums would be longer or the output larger than where they were checked
+  // (1000 x 1537 x 4096 TN, 2 slices of 2048: over the contract on the H200).
+  EXPECT_NE(tile_name(key_of(256, 256, 66 * 16384 + 1)), "simt_fp32_128x256x8_w2x4_t8x16_s4_k1_g8_eb");
+  EXPECT_NE(tile_name(key_of(512, 512, 524288)), "simt_fp32_128x256x8_w2x4_t8x16_s4_k1_g8_eb");
+  EXPECT_NE(tile_name(key_of(1000, 1537, 4096, Op::T)), "simt_fp32_128x256x8_w2x4_t8x16_s4_k1_g8_eb");
+  EXPECT_NE(tile_name(key_of(1000, 1537, 4096, Op::T, Op::N, 1)), "simt_fp32_128x256x8_w2x4_t8x16_s4_k1_g8_eb");
   EXPECT_EQ(tile_name(key_of(256, 256, 524288, Op::N, Op::T)), "simt_fp32_128x128x16_w4x2_t8x8_s3_k1_g8");
   EXPECT_EQ(tile_name(key_of(1537, 1537, 1537)), mid);  // 325 CTAs of 64x128 by the tiles alone
   for (const ProblemKey& key : keys_to_check())
