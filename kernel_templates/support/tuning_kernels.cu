@@ -60,6 +60,19 @@ extern "C" __global__ void fill_value(float* out, long long count, float value) 
     out[i] = value;
 }
 
+// One thread spins until `ns` nanoseconds of the global timer have passed since it started:
+// launched between an L2 flush and a timing's start event, it holds the stream while the host
+// enqueues the timed launches, so that the time between the events is the GPU's and not the
+// host's (nvbench's blocking kernel, with a deadline instead of a host-set flag).
+extern "C" __global__ void hold_stream(u64 ns) {
+  u64 start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    __nanosleep(1000);
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
 // ---- structured operands and fills ----------------------------------------------------
 // Element (r, c) of a stored operand that a structure does not read: outside the stored
 // triangle (triangle 1: lower, r >= c; 2: upper, r <= c), or on the diagonal when it is a

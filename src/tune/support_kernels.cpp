@@ -43,7 +43,8 @@ SupportKernels::SupportKernels(CompiledModule support)
       structure_f32_(module_.function("structure_pass_f32")),
       structure_f64_(module_.function("structure_pass_f64")),
       keep_triangle_f32_(module_.function("keep_triangle_f32")),
-      keep_triangle_f64_(module_.function("keep_triangle_f64")) {}
+      keep_triangle_f64_(module_.function("keep_triangle_f64")),
+      hold_(module_.function("hold_stream")) {}
 
 void SupportKernels::fill_random(CUdeviceptr out, int64_t rows, int64_t cols, int64_t ld, uint64_t seed,
                                  RandomKind kind, bool symmetric, float pad_value, CUstream stream) const {
@@ -142,6 +143,13 @@ ErrorStats SupportKernels::error_stats(CUdeviceptr c, int64_t ldc, CUdeviceptr r
   stats.mismatched = mismatched;
   stats.padding_written = padding;
   return stats;
+}
+
+void SupportKernels::hold(double microseconds, CUstream stream) const {
+  if (!(microseconds > 0)) return;
+  unsigned long long ns = static_cast<unsigned long long>(microseconds * 1e3);
+  void* args[] = {&ns};
+  cuda::launch(hold_, {1, 1, 1}, {1, 1, 1}, 0, stream, args);
 }
 
 }  // namespace jitgemm

@@ -39,6 +39,9 @@ class SupportKernels {
   void apply_fill(CUdeviceptr c, int64_t rows, int64_t cols, int64_t ld, Fill fill, CUstream stream) const;
   void apply_fill_f64(CUdeviceptr c, int64_t rows, int64_t cols, int64_t ld, Fill fill, CUstream stream) const;
   void widen_to_double(CUdeviceptr in, CUdeviceptr out, int64_t count, CUstream stream) const;
+  // One thread that keeps `stream` busy for `microseconds` of GPU time and touches no memory:
+  // put before a timing's start event, the launches enqueued after it find the GPU still busy.
+  void hold(double microseconds, CUstream stream) const;
   // Synchronizes `stream`; `scratch` holds >= 40 bytes of device memory. C's padding
   // (columns cols .. ldc) must hold NaN before the kernel under test ran.
   ErrorStats error_stats(CUdeviceptr c, int64_t ldc, CUdeviceptr ref, int64_t ldr, int64_t rows, int64_t cols,
@@ -48,7 +51,7 @@ class SupportKernels {
   explicit SupportKernels(CompiledModule support);  // support.function: error_sums
 
   cuda::Module module_;
-  cuda::Function fill_random_, fill_value_, widen_, error_sums_;
+  cuda::Function fill_random_, fill_value_, widen_, error_sums_, hold_;
   cuda::Function structure_f32_, structure_f64_, keep_triangle_f32_, keep_triangle_f64_;
 };
 

@@ -52,6 +52,7 @@ class GpuEnvironment {
   const cuda::DeviceInfo& info() const { return info_; }
   const Compiler& compiler() const { return compiler_; }
   CUstream stream() const { return stream_.get(); }
+  const SupportKernels& support() const { return support_; }
 
   // Fills fresh operands (padding NaN, C random or NaN when beta == 0), runs `run` on
   // them, and compares with float64 and the mode's cuBLAS baseline on the same inputs
