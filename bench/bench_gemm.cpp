@@ -407,20 +407,17 @@ void write_results(const BenchEnv& env) {
   for (size_t i = 0; i < env.rows.size(); ++i)
     if (env.rows[i].tune_s > 0) j["rows"][i]["tune_s"] = env.rows[i].tune_s;
   if (!env.telemetry.unavailable().empty()) j["gpu_telemetry"] = env.telemetry.unavailable();
-  // Host cost per call (64 x 64 x 64): the top-level figures are the worst mode's.
-  // (gemm may cost less than the raw launch it is compared with: host noise of a few tenths of a us)
-  double dispatch_us = 0, raw_launch_us = 0;
-  bool first = true;
+  // Host cost per call (64 x 64 x 64): the top-level figures are the worst mode's, the one with
+  // the largest gemm - raw difference (which may be negative: host noise of a few tenths of a us).
   j["dispatch"] = nlohmann::json::array();
-  for (const auto& d : env.dispatch) {
+  for (const auto& d : env.dispatch)
     j["dispatch"].push_back({{"mode", std::string(to_string(d.precision))}, {"kernel", d.kernel},
                              {"gemm_us", d.gemm_us}, {"plan_us", d.plan_us}, {"raw_launch_us", d.raw_launch_us}, {"launches", d.launches}});
-    if (first || d.gemm_us - d.raw_launch_us > dispatch_us - raw_launch_us)
-      dispatch_us = d.gemm_us, raw_launch_us = d.raw_launch_us;
-    first = false;
-  }
-  j["dispatch_us"] = dispatch_us;
-  j["raw_launch_us"] = raw_launch_us;
+  const auto worst = std::max_element(env.dispatch.begin(), env.dispatch.end(), [](const auto& x, const auto& y) {
+    return x.gemm_us - x.raw_launch_us < y.gemm_us - y.raw_launch_us;
+  });
+  j["dispatch_us"] = worst != env.dispatch.end() ? worst->gemm_us : 0.0;
+  j["raw_launch_us"] = worst != env.dispatch.end() ? worst->raw_launch_us : 0.0;
   j["db_load_ms"] = env.db_load_ms;
   j["hold_us"] = env.hold_us;
   const std::string dir = fmt::format("{}/bench/results", JITGEMM_SOURCE_DIR);
