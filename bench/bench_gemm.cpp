@@ -2,7 +2,7 @@
 // side by side in one process, for the reference problems (lowertri against cublasStrmm or
 // the TF32 GEMM, each followed by a tril kernel), the symmetric Model with both operands
 // declared symmetric and declared general, and a size sweep. Each iteration times one
-// jitgemm and one baseline run with events after an L2 flush and a hold of the stream (the
+// jitgemm and one baseline run, in alternating order, with events after an L2 flush and a hold of the stream (the
 // host's enqueueing stays out of the time; JITGEMM_BENCH_HOLD_US), on fresh random data checked
 // against a float64 reference. Counters: medians in ms, TFLOP/s, speedup over the baseline
 // and both errors. Also writes bench/results/<gpu>.json (each row names its baseline). The
@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -59,6 +60,10 @@ struct BenchRow {
   int products = 1;  // products of the problem's size one timing covers (TFLOP/s): 2 for a gradient row
   RowTelemetry telemetry;  // the GPU during jitgemm's timed runs
   double tune_s = 0;       // the tuning of the record that served the row, as recorded; 0: none
+  // Each side's median over the timings that followed the other side / itself (the order is
+  // counterbalanced, measure_row): what the order moves, shown beside the medians of all.
+  double jitgemm_ms_after_baseline = 0, jitgemm_ms_after_itself = 0;
+  double baseline_ms_after_jitgemm = 0, baseline_ms_after_itself = 0;
 };
 
 // What jitgemm is compared with: the mode's cuBLAS GEMM on the dense operands, and for a
@@ -149,8 +154,13 @@ double timed(BenchEnv& env, const std::function<void(CUstream)>& run) {
 }
 
 // The measurement every row shares: each side's error on poisoned outputs (`poison` before
-// each run), a warm-up, then jitgemm and cuBLAS timed alternately; the medians become the
-// benchmark's counters and `row` (its id, problem, baseline and products already set).
+// each run), a warm-up, then jitgemm and cuBLAS timed in counterbalanced order (J C, C J, J C,
+// ...: each side follows the other in half its timings and itself in the other half); the
+// medians become the benchmark's counters and `row` (its id, problem, baseline and products
+// already set). Always timing jitgemm right after cuBLAS charged the lighter side for the
+// heavier one's heat: on the H200 (session 34) the lowertri tf32 kernel read 0.1227 ms so
+// against 0.1178 timed alone, with the flush and hold of each timing in both, while cuBLAS's
+// 0.36 ms product read the same in either order.
 using Run = std::function<void(CUstream)>;
 void measure_row(benchmark::State& state, BenchEnv& env, BenchRow row, const std::function<void()>& poison,
                  const std::function<double()>& error, const Run& run_jitgemm, const Run& run_cublas) {
@@ -163,18 +173,43 @@ void measure_row(benchmark::State& state, BenchEnv& env, BenchRow row, const std
   row.baseline_relerr = error();
   for (int i = 0; i < 3; ++i) { run_jitgemm(s); run_cublas(s); }  // warm-up
   std::vector<double> ours, theirs;
-  env.telemetry.start();
-  for (auto _ : state) {
+  std::array<std::vector<double>, 2> ours_after, theirs_after;  // [0]: after the other side, [1]: after itself
+  bool last_ours = false;  // the warm-up ended with cuBLAS
+  auto time_ours = [&] {
     env.telemetry.record(true);
     const double ms = timed(env, run_jitgemm);
     env.telemetry.record(false);
     ours.push_back(ms);
-    theirs.push_back(timed(env, run_cublas));
+    ours_after[last_ours ? 1 : 0].push_back(ms);
+    last_ours = true;
+    return ms;
+  };
+  auto time_theirs = [&] {
+    const double ms = timed(env, run_cublas);
+    theirs.push_back(ms);
+    theirs_after[last_ours ? 0 : 1].push_back(ms);
+    last_ours = false;
+  };
+  env.telemetry.start();
+  bool ours_first = true;
+  for (auto _ : state) {
+    double ms = 0;
+    if (ours_first) {
+      ms = time_ours();
+      time_theirs();
+    } else {
+      time_theirs();
+      ms = time_ours();
+    }
+    ours_first = !ours_first;
     state.SetIterationTime(ms / 1e3);
   }
   row.telemetry = env.telemetry.stop();
   row.jitgemm_ms = summarize(ours).median_ms;
   row.baseline_ms = summarize(theirs).median_ms;
+  auto median = [](const std::vector<double>& v) { return v.empty() ? 0.0 : summarize(v).median_ms; };
+  row.jitgemm_ms_after_baseline = median(ours_after[0]), row.jitgemm_ms_after_itself = median(ours_after[1]);
+  row.baseline_ms_after_jitgemm = median(theirs_after[0]), row.baseline_ms_after_itself = median(theirs_after[1]);
   state.counters["jitgemm_ms"] = row.jitgemm_ms;
   state.counters["cublas_ms"] = row.baseline_ms;
   state.counters["TFLOPs"] = row.products * tflops(row.problem, row.jitgemm_ms);
@@ -395,6 +430,10 @@ void write_results(const BenchEnv& env) {
                          {"speedup", r.baseline_ms / r.jitgemm_ms}, {"relerr", r.relerr},
                          {"baseline_relerr", r.baseline_relerr}, {"described", r.problem.to_string()},
                          {"tflops", r.products * tflops(r.problem, r.jitgemm_ms)},
+                         {"order", {{"jitgemm_ms_after_baseline", r.jitgemm_ms_after_baseline},
+                                    {"jitgemm_ms_after_itself", r.jitgemm_ms_after_itself},
+                                    {"baseline_ms_after_jitgemm", r.baseline_ms_after_jitgemm},
+                                    {"baseline_ms_after_itself", r.baseline_ms_after_itself}}},
                          {"gpu", {{"samples", r.telemetry.samples},
                                   {"sm_clock_mhz", r.telemetry.sm_clock_mhz},
                                   {"min_sm_clock_mhz", r.telemetry.min_sm_clock_mhz},

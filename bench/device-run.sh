@@ -135,7 +135,9 @@ if only profile; then
   # The bench's own kernels (L2 flush, random fill, float64 reference, tril) are left out by name;
   # after PROFILE_SKIP warm-up launches, PROFILE_COUNT launches (the default: jitgemm's kernel and
   # cuBLAS's, twice, of the first row). Its rows go to profile-rows.json, not bench/results.
-  JITGEMM_BENCH_RESULTS="$out/profile-rows.json" ncu --kernel-name "regex:${PROFILE_KERNELS:-simt|wgmma|mma_sync|sgemm|gemm_f32|xmma|cutlass}" \
+  # --clock-control none: the card's clocks as found (METHOD.md: leave them alone; ncu's
+  # default locks them to base, about 1.35 GHz on the H200 against the 1.98 it runs at).
+  JITGEMM_BENCH_RESULTS="$out/profile-rows.json" ncu --clock-control none --kernel-name "regex:${PROFILE_KERNELS:-simt|wgmma|mma_sync|sgemm|gemm_f32|xmma|cutlass}" \
     --launch-skip ${PROFILE_SKIP:-4} --launch-count ${PROFILE_COUNT:-4} \
     --section SpeedOfLight --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
     --section WarpStateStats --section SchedulerStats --section InstructionStats --section LaunchStats \
