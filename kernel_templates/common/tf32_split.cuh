@@ -6,7 +6,8 @@
 //                            nearest, ties away from zero; the low 13 bits of d are zero,
 //                            so d read as a float is a float with a TF32 value.
 // The tensor cores read a float operand as TF32 by dropping its low 13 bits (truncation), so a
-// rounded value is the operand they see exactly.
+// rounded value is the operand they see exactly. (A TMA copy through a TFLOAT32 tensor map
+// rounds each float on the way: tf32 mode's operands arrive rounded, src/exec/tensor_maps.hpp.)
 //
 // Split (kernel-design.md section 1): x = big + small + O(2^-22 |x|) with
 //   big   = rna(x)            (or trunc(x): the raw float as the tensor cores see it)
@@ -40,16 +41,6 @@ __device__ __forceinline__ float tf32_round_not_nan(float x) {
   return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
 }
 
-// rna(x) for any x as the tensor cores will read it, in two instructions and a select: the
-// integer rounding without its mask, since the tensor cores drop the low 13 bits themselves
-// (inf + 0x1000 reads as inf, a finite value that rounds past FLT_MAX as inf). For operands that
-// only a tf32 mma reads (tf32 mode); a split needs the exact big part (tf32_round_not_nan).
-// No branch: the loops that round every value of a tile (tf32/transform_operand.cuh) would
-// spend more on a vote and a branch to an exact path than on the rounding itself.
-__device__ __forceinline__ float tf32_round_for_mma(float x) {
-  return x == x ? __uint_as_float(__float_as_uint(x) + 0x1000u) : tf32_nan();
-}
-
 // Inf/NaN detection at one FFMA per value: probe = fmaf(x, 0, probe) over the values, starting
 // from 0, is NaN exactly when one of them was inf or NaN (0 * inf and 0 * NaN are NaN; 0 times a
 // finite value adds a zero). isfinite costs a compare per value and their combination, and the
@@ -79,8 +70,8 @@ __device__ __forceinline__ Tf32Pair tf32_split(float x) {
 
 // The same split of a finite x as the tensor cores will read it, for operands that only a tf32
 // mma reads: in three instructions (ROUND_BIG: four) instead of the dozen of the NaN-safe one.
-// The small part is left unmasked as in tf32_round_for_mma (x - big is exact, and far from
-// FLT_MAX). Callers make sure that x is finite (inf and NaN take tf32_split).
+// The small part is rounded by the integer add alone, its mask left to the tensor cores, which
+// drop the low 13 bits (x - big is exact, and far from FLT_MAX). Callers make sure that x is finite (inf and NaN take tf32_split).
 // Which big part: a·b ≈ aS·bB + aB·bS + aB·bB drops aS·bS. With both big parts truncated, aS and
 // bS carry the signs of a and b, so the dropped term has the sign of a·b in every product and
 // its error adds up over K (H200, largeK: 1.7e-7 against 9.6e-8 with one operand rounded). So

@@ -54,18 +54,19 @@ struct AFragments {
   bool nonfinite;  // this thread saw inf or NaN (tf32x3: the NaN rule may be needed)
 };
 
-// The value the tensor cores get for x: rna(x) (A_ROUND = 1; tf32: its low 13 bits left for
-// the hardware to drop), or x with its low 13 bits dropped (A_ROUND = 0, what the hardware
-// reads from a raw float, but NaN-safe).
+// The value the tensor cores get for x. tf32x3: the split, its big part rna(x) (A_ROUND = 1)
+// or x with its low 13 bits dropped (A_ROUND = 0, what the hardware reads from a raw float, but
+// NaN-safe). tf32: x, which the TMA copy rounded to TF32 already (TmaElement::Tf32).
 __device__ __forceinline__ Tf32Pair split_a(float x) {
   if constexpr (TF32X3) return tf32_split<A_ROUND != 0>(x);
-  return {A_ROUND ? tf32_round_for_mma(x) : tf32_truncate(x), 0.0f};
+  return {x, 0.0f};
 }
 
 // Fragment r of k8 step i of f: the raw value x, for split_fragments.
 __device__ __forceinline__ void put_fragment(AFragments& f, int i, int r, float x) { f.big[i][r] = x; }
 
-// The raw values in f.big rounded (tf32) or split (tf32x3) in place. tf32x3 takes the split as
+// The raw values in f.big split in place (tf32x3; tf32 leaves them as the rounding TMA copy
+// brought them). tf32x3 takes the split as
 // the tensor cores read it (common/tf32_split.cuh): 3-4 instructions a value against about 12
 // for the NaN-safe split, on the path from a block's wait to the next block's wgmma issue.
 // A K-major A with one block per stage group: a thread whose values are all finite (four
@@ -81,10 +82,6 @@ __device__ __forceinline__ void put_fragment(AFragments& f, int i, int r, float 
 constexpr bool SPLIT_BRANCH = !A_MN_MAJOR && GROUP_BLOCKS == 1;
 __device__ __forceinline__ void split_fragments(AFragments& f) {
   if constexpr (!TF32X3) {
-#pragma unroll
-    for (int i = 0; i < FRAG_STEPS; ++i)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) f.big[i][r] = split_a(f.big[i][r]).big;
     f.nonfinite = false;  // read by tf32x3 only
     return;
   }

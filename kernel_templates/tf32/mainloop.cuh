@@ -273,17 +273,9 @@ __device__ __forceinline__ void stage_tf32(float (&acc)[ACC_REGS], float (&sum)[
                                            int stages, int& previous, int wg_row0) {
   constexpr int BLOCK_STAGES = BLOCKED ? TF32_BLOCK_STAGES : 1;
   const unsigned stage = ring_smem.stage_addr(ring.stage);
-  if constexpr (SHARED_ROUND) {
-    // This thread's share of B's rounding (after the transform warps' TRANSFORM_THREADS).
-    mbarrier_wait(ring_smem.full(ring.stage), ring.phase);
-    round_stage<1>(stage, TRANSFORM_THREADS + (int)threadIdx.x - 128, 0, 0);
-    arrive_rounded(ring_smem.ready(ring.stage));
-  } else {
-    ring_smem.wait_operands(ring.stage, ring.phase);
-  }
+  ring_smem.wait_operands(ring.stage, ring.phase);
   const bool fresh = BLOCKED ? ks % BLOCK_STAGES == 0 : ks == 0;  // acc starts over
   if constexpr (A_IN_REGISTERS) load_a_fragments(f, StageGroup{{stage}, false, at.m0, at.k0 + ks * BLOCK_K}, 0, wg_row0);
-  if constexpr (SHARED_ROUND) mbarrier_wait(ring_smem.ready(ring.stage), ring.phase);  // every share is written
   wgmma_fence();
 #pragma unroll
   for (int step = 0; step < K_STEPS; ++step) {

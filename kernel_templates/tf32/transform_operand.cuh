@@ -3,14 +3,17 @@
 //
 // This is the layout case of kernel-design.md section 2 where both operands are MN-major
 // (A.T @ B): tf32 wgmma reads shared-memory operands only K-major, A goes in registers (RS,
-// A_MN_MAJOR) and B, which TMA copies raw from the caller's K x N matrix, is transposed here,
-// rounded (tf32) or split into big and small parts (tf32x3), into the stage's B planes. No
-// pre-pass runs and B is read once from global memory.
+// A_MN_MAJOR) and B, which TMA copies from the caller's K x N matrix, is transposed here (tf32x3:
+// and split into big and small parts) into the stage's B planes. No pre-pass runs and B is read
+// once from global memory. In tf32 mode the TMA copy itself rounds every float to TF32 (the
+// launcher's tensor maps, TmaElement::Tf32), so these warps only move values.
 //
-// B_K_MAJOR = 1: B is stored K-major, TMA copies it raw straight into the stage's big plane
-// (the plane's layout), and the same warps round it there in place, 16 bytes per access
-// (tf32x3: the big part back, or where it is truncated (ROUND_B_BIG below) the raw values
-// left as it; the small part into the small plane). No transpose.
+// B_K_MAJOR = 1 (tf32x3, or a triangular B in tf32 mode): B is stored K-major, TMA copies it
+// straight into the stage's big plane (the plane's layout), and the same warps split it there
+// in place, 16 bytes per access (the big part back, or where it is truncated (ROUND_B_BIG
+// below) the raw values left as it; the small part into the small plane); tf32 mode only masks
+// the stages that meet the triangle's diagonal. No transpose. (An unmasked K-major B in tf32
+// mode needs no warp at all: B_WARPS_IDLE, the consumers wait for the copy alone.)
 //
 // B_KEEP: a triangular B' is masked as it is rewritten, in the stages that meet its diagonal
 // (tf32/operand_triangle.cuh): no pre-pass copies it dense first.
@@ -20,8 +23,7 @@
 // Per stage: the producer's TMA completes full[s]; each transform warp waits for it, writes its
 // share of the planes, fences them to the async proxy, records in its byte of the stage's flag
 // word whether its share of B held inf or NaN (the tf32x3 NaN rule, which the pre-pass flag
-// covers otherwise) and arrives on ready[s] (SHARED_ROUND: the consumer warps round a share too
-// and arrive as well). The warps never wait for each other, so one that finished its share runs
+// covers otherwise) and arrives on ready[s]. The warps never wait for each other, so one that finished its share runs
 // ahead into the next stage. The consumers wait for full[s] (their raw A) and ready[s]. The slot
 // is reused only after the consumers released it, so the planes of a stage are never written
 // while wgmma reads them.
@@ -34,13 +36,7 @@ constexpr int TRANSFORM_WARPS = TRANSFORM_THREADS / 32;
 constexpr int RAW_B_BOXES = BLOCK_N / 32;   // 32-column boxes of the raw B tile
 constexpr int TRANSFORM_PIECES = BLOCK_N * BLOCK_K / 16;  // 4 x 4 pieces per stage
 constexpr int PIECE_ROUNDS = TRANSFORM_PIECES / 32;        // a warp's round: 32 consecutive pieces
-// tf32 with B_K_MAJOR (no triangle): rounding in place is the whole of B's work, and three
-// warps alone are the kernel's limit on huge K (the consumers waited for them most of the
-// time). The consumer warps round a share of each stage too, before they read their A: every
-// rounding warp arrives on ready[s] once its share is written.
-constexpr bool SHARED_ROUND = TRANSFORM_B && B_K_MAJOR && !TF32X3 && B_KEEP == 0;
-constexpr int ROUND_THREADS = SHARED_ROUND ? TRANSFORM_THREADS + 128 * CONSUMERS : TRANSFORM_THREADS;
-constexpr int READY_ARRIVALS = ROUND_THREADS / 32;  // on ready[s], per stage: every rounding warp
+constexpr int READY_ARRIVALS = TRANSFORM_WARPS;  // on ready[s], per stage: every transform warp
 
 static_assert(!TRANSFORM_B || (A_IN_REGISTERS && !CONVERT_B && CLUSTER == 1),
               "TRANSFORM_B: A in registers, B neither converted in global memory nor shared by a CTA pair");
@@ -100,9 +96,9 @@ __device__ __forceinline__ Tf32Pair split_b(float x, bool special) {
 }
 
 // Writes piece x (x[i][j] = B(n + j, k + i); K_PERMUTED: B(n + j, k + 8 i)) as four rows n + j
-// of the stage's B planes: rounded (tf32) or split (tf32x3). EXACT: inf and NaN handled (tf32x3:
-// tf32_split, for pieces that hold them; tf32: tf32_round_for_mma, which every tf32 piece takes);
-// otherwise (tf32x3 only) the split of finite values as the tensor cores read them.
+// of the stage's B planes: as it is (tf32: the copy rounded it) or split (tf32x3). EXACT (tf32x3):
+// inf and NaN handled (tf32_split, for pieces that hold them); otherwise the split of finite
+// values as the tensor cores read them.
 template <bool EXACT>
 __device__ __forceinline__ void store_piece(unsigned stage, const float (&x)[4][4], const PiecePlace& at) {
   const unsigned row = b_tile(stage, 0) + at.plane_row;
@@ -111,7 +107,7 @@ __device__ __forceinline__ void store_piece(unsigned stage, const float (&x)[4][
     float big[4], small[4];
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
-      const Tf32Pair p = TF32X3 ? split_b(x[i][j], EXACT) : Tf32Pair{tf32_round_for_mma(x[i][j]), 0.0f};
+      const Tf32Pair p = TF32X3 ? split_b(x[i][j], EXACT) : Tf32Pair{x[i][j], 0.0f};
       big[i] = p.big, small[i] = p.small;
     }
     const unsigned addr = row + 128 * j + (at.plane_x ^ (16 * j));
@@ -137,7 +133,7 @@ __device__ __forceinline__ bool transform_piece(unsigned stage, const PiecePlace
 #pragma unroll
       for (int j = 0; j < 4; ++j) x[i][j] = triangle_value<B_KEEP, B_UNIT>(x[i][j], (k0 + at.k + i) - (n0 + at.n + j));
   }
-  if constexpr (!TF32X3) {  // tf32: no vote, no branch (see round_stage)
+  if constexpr (!TF32X3) {  // tf32: no vote (nothing reads one), no split
     store_piece<true>(stage, x, at);
     return false;
   }
@@ -164,9 +160,10 @@ __device__ __forceinline__ bool transform_stage(unsigned stage, int turn, int la
   return nonfinite;
 }
 
-// B_K_MAJOR: the stage's big plane rounded (or split) in place, 16-byte chunks dealt round
-// robin over ROUND_THREADS threads (rt = 0 .. ROUND_THREADS-1; consecutive threads, consecutive
-// chunks: no bank conflicts). Returns whether any value was inf or NaN.
+// B_K_MAJOR: the stage's big plane split in place (tf32x3), or masked where the stage meets the
+// triangle (tf32: the copy rounded it, and an unmasked stage needs nothing); 16-byte chunks
+// dealt round robin over the transform threads (rt = 0 .. TRANSFORM_THREADS-1; consecutive
+// threads, consecutive chunks: no bank conflicts). Returns whether any value was inf or NaN.
 constexpr int ROUND_CHUNKS = BLOCK_N * BLOCK_K / 4;
 // B_KEEP: chunk `chunk` of the plane ([BLOCK_K / 32][BLOCK_N rows (n)][32 k], 128-byte swizzled)
 // holds B'(n0 + n, k0 + k .. k0 + k + 3); masks those four values.
@@ -177,22 +174,19 @@ __device__ __forceinline__ void mask_chunk(float (&x)[4], int chunk, int n0, int
   for (int i = 0; i < 4; ++i) x[i] = triangle_value<B_KEEP, B_UNIT>(x[i], (k0 + k + i) - (n0 + n));
 }
 
-// UNROLL: chunks in flight per thread (the consumers, SHARED_ROUND, have few registers to spare).
-template <int UNROLL = 4>
 __device__ __forceinline__ bool round_stage(unsigned stage, int rt, int n0, int k0) {
   const bool masked = stage_masked(n0, k0);
+  if (!TF32X3 && !(B_KEEP != 0 && masked)) return false;
   bool nonfinite = false;
   const unsigned plane = b_tile(stage, 0);
-#pragma unroll UNROLL
-  for (int chunk = rt; chunk < ROUND_CHUNKS; chunk += ROUND_THREADS) {
+#pragma unroll 4
+  for (int chunk = rt; chunk < ROUND_CHUNKS; chunk += TRANSFORM_THREADS) {
     const unsigned addr = plane + 16 * chunk;
     const float4 v = lds_v4(addr);
     float x[4] = {v.x, v.y, v.z, v.w}, big[4], small[4];
     if (B_KEEP != 0 && masked) mask_chunk(x, chunk, n0, k0);
-    if constexpr (!TF32X3) {  // tf32: nothing reads a vote; rounded with NaN kept NaN, no branch
-#pragma unroll
-      for (int i = 0; i < 4; ++i) big[i] = tf32_round_for_mma(x[i]);
-      sts_v4(addr, make_float4(big[0], big[1], big[2], big[3]));
+    if constexpr (!TF32X3) {  // tf32: the masked values back, nothing to round
+      sts_v4(addr, make_float4(x[0], x[1], x[2], x[3]));
       continue;
     }
     // tf32x3: a truncated big part is what the tensor cores read from the raw values in the
@@ -233,13 +227,8 @@ __device__ __forceinline__ void transform_b(const SharedRing& ring_smem, const T
   for_each_stage(s, [&](TileCoord tile, int k0) {
     mbarrier_wait(ring_smem.full(ring.stage), ring.phase);
     const unsigned stage = ring_smem.stage_addr(ring.stage);
-    if constexpr (SHARED_ROUND) {  // no flag: nothing reads one in tf32 mode
-      round_stage(stage, ct, tile.n0, k0);
-      arrive_rounded(ring_smem.ready(ring.stage));
-    } else {
-      const bool nonfinite = B_K_MAJOR ? round_stage(stage, ct, tile.n0, k0) : transform_stage(stage, turn, lane, tile.n0, k0);
-      arrive_rounded<TF32X3>(ring_smem.ready(ring.stage), ring_smem.b_nonfinite(ring.stage) + warp, nonfinite);
-    }
+    const bool nonfinite = B_K_MAJOR ? round_stage(stage, ct, tile.n0, k0) : transform_stage(stage, turn, lane, tile.n0, k0);
+    arrive_rounded<TF32X3>(ring_smem.ready(ring.stage), ring_smem.b_nonfinite(ring.stage) + warp, nonfinite);
     turn = turn + 1 == TRANSFORM_WARPS ? 0 : turn + 1;
     ring.advance();
   });

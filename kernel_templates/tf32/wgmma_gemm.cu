@@ -3,22 +3,24 @@
 //
 // Inputs are the K-major planes written by tf32/split_operand.cu: A as M rows of K
 // (big, and small for tf32x3), B as N rows of K, each read through a TMA tensor map
-// (FLOAT32, {K, rows}, box {SWIZZLE_K, BLOCK_M or BLOCK_N}, swizzle SWIZZLE_BYTES). C is
-// row-major, C[m * ldc + n].
-// A_IN_REGISTERS = 1 ("RS", kernel-design.md section 2): A instead comes raw from the
-// caller's float32 matrix (no pre-pass; tensor map {K, M}, box {32, BLOCK_M}, or for an A
-// stored K x M (A_MN_MAJOR) {M, K}, box {32, BLOCK_K}), and the consumers round or split it in
-// registers (tf32/a_fragments.cuh) for wgmma's register-A form. TRANSPOSE_C = 1: the host
+// ({K, rows}, box {SWIZZLE_K, BLOCK_M or BLOCK_N}, swizzle SWIZZLE_BYTES; FLOAT32 for tf32x3,
+// TFLOAT32 for tf32: in tf32 mode every copy rounds its floats to TF32 on the way, so the kernel
+// rounds nothing itself). C is row-major, C[m * ldc + n].
+// A_IN_REGISTERS = 1 ("RS", kernel-design.md section 2): A instead comes from the caller's
+// float32 matrix (no pre-pass; tensor map {K, M}, box {32, BLOCK_M}, or for an A stored K x M
+// (A_MN_MAJOR) {M, K}, box {32, BLOCK_K}), and the consumers split it in registers for tf32x3
+// (tf32/a_fragments.cuh) for wgmma's register-A form. TRANSPOSE_C = 1: the host
 // swapped the operands to compute C^T = op(B)^T op(A)^T, so element (m, n) of the kernel's
 // M x N result is C[n * ldc + m]. CONVERT_B = 1 (tf32 with A in registers): there is no
 // pre-pass either; warps 1..3 of the producer warpgroup write B's plane while the kernel runs
 // (tf32/convert_operand.cuh). TRANSFORM_B = 1 (A in registers): B too comes raw from the caller's
 // matrix, stored K x N (MN-major; tensor map {N, K}, box {32, BLOCK_K}), and warps 1..3 of the
-// producer warpgroup rewrite each stage's tile K-major, rounded or split, into the stage's
+// producer warpgroup rewrite each stage's tile K-major (tf32x3: split) into the stage's
 // planes in shared memory (tf32/transform_operand.cuh): no pre-pass at all. B_K_MAJOR = 1 (with
 // TRANSFORM_B): B comes raw from a K-major matrix instead (tensor map {K, N}, box {32, BLOCK_N},
-// as a plane), straight into the stage's big plane, and the same warps round it there in place
-// (tf32x3: the small part into the small plane).
+// as a plane), straight into the stage's big plane, and the same warps split it there in place
+// (the small part into the small plane), or in tf32 mode mask a triangular B' there; an
+// unmasked K-major B in tf32 mode is ready as the copy lands, no warp touching it (B_WARPS_IDLE).
 //
 // Structure: one persistent CTA per SM walks its share of the output tiles
 // (tf32/tile_schedule.cuh: whole tiles t = blockIdx.x, +gridDim.x, ..., and with STREAM_K = 1
@@ -72,14 +74,14 @@ constexpr int ACC_BLOCK_K = 32;    // K per FP32 accumulation block (tf32: 0 = n
 constexpr int ACC_BUFFERS = 2;     // tf32x3: block accumulators (2: the next block runs during the add)
 constexpr int SUM_BLOCKS = 0;      // tf32x3: blocks per mid-level sum (0: one-level running sum)
 constexpr int RASTER_GROUP = 8;                            // tile rows per launch-order group
-constexpr int A_IN_REGISTERS = 0;  // 1: A raw from the caller, rounded/split in registers (RS)
+constexpr int A_IN_REGISTERS = 0;  // 1: A from the caller, split in registers (RS; tf32: rounded by the TMA copy)
 constexpr int A_ROUND = 1;         // RS: 1: A's big part is rna(x); 0: x truncated, as the hardware reads it
 constexpr int A_MN_MAJOR = 0;      // RS: the raw A is stored K x M (M contiguous)
 constexpr int TRANSPOSE_C = 0;     // 1: the result is C^T (operands swapped by the host)
 constexpr int CONVERT_B = 0;       // tf32 RS: 1: the producer warpgroup writes B's plane (no pre-pass)
 constexpr int CONVERT_TRANSPOSED = 0, CONVERT_VEC = 4;  // CONVERT_B: B's source layout, vector width
 constexpr int TRANSFORM_B = 0;     // RS: 1: B raw (stored K x N), made K-major in shared memory by the producer warpgroup
-constexpr int B_K_MAJOR = 0;       // TRANSFORM_B: 1: B raw K-major (stored N x K), rounded in place instead
+constexpr int B_K_MAJOR = 0;       // TRANSFORM_B: 1: B raw K-major (stored N x K), split (tf32: masked) in place instead
 constexpr int STREAM_K = 0;        // 1: the tiles of the last wave are shared out along K (tf32/tile_schedule.cuh)
 constexpr int CLUSTER = 1;         // 2: CTA pairs on tiles side by side along N, each loading half of A for both
 constexpr int FILL = 0, WORK_LIST = 0;  // structure (see above)
@@ -105,6 +107,9 @@ constexpr int PLANE_BYTES = A_TILE_BYTES + B_TILE_BYTES;
 // A stage. Planes: [PLANES][A tile, B tile]. RS: [raw A tile][PLANES][B tile], and with
 // TRANSFORM_B (MN-major B) then the raw B tile the planes are written from.
 constexpr int RAW_B_TILE = TRANSFORM_B && !B_K_MAJOR;  // B_K_MAJOR: TMA writes the big plane itself
+// tf32 mode, B K-major and unmasked: the rounding copy leaves the transform warps nothing to do,
+// and the consumers wait for the copy alone (no ready[s]).
+constexpr bool B_WARPS_IDLE = TRANSFORM_B && B_K_MAJOR && !TF32X3 && B_KEEP == 0;
 constexpr int STAGE_BYTES =
     A_IN_REGISTERS ? A_TILE_BYTES + (PLANES + RAW_B_TILE) * B_TILE_BYTES : PLANES * PLANE_BYTES;
 // What TMA writes per stage (TRANSFORM_B: the raw tiles only).
@@ -232,7 +237,7 @@ struct SharedRing {
   // What the consumers wait for before reading stage s.
   __device__ __forceinline__ void wait_operands(int s, unsigned phase) const {
     mbarrier_wait(full(s), phase);
-    if constexpr (TRANSFORM_B) mbarrier_wait(ready(s), phase);
+    if constexpr (TRANSFORM_B && !B_WARPS_IDLE) mbarrier_wait(ready(s), phase);
   }
 };
 
@@ -523,7 +528,7 @@ KERNEL_NAME(const __grid_constant__ TensorMap map_a_big, const __grid_constant__
       unsigned char* tile = smem + (ring_smem.full(2 * STAGES) - smem_u32(smem));
       if (threadIdx.x >= 32) convert_b(job, reinterpret_cast<float*>(tile));
     }
-    if constexpr (TRANSFORM_B) {
+    if constexpr (TRANSFORM_B && !B_WARPS_IDLE) {
       if (threadIdx.x >= 32) transform_b(ring_smem, schedule);
     }
   } else {

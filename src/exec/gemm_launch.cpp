@@ -287,28 +287,31 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const PlanKernels& kerne
                "converter counters");
   }
   const int box_k = std::min(config.block_k, 32);
+  // tf32 mode: every copy rounds its floats to TF32 (the kernel rounds nothing itself; a plane
+  // of the pre-pass holds TF32 values already, which the copy leaves as they are).
+  const TmaElement element = config.precision == Precision::TF32 ? TmaElement::Tf32 : TmaElement::Float32;
   // A CTA pair loads half of A's rows each; a symmetric A' read from its stored triangle comes
   // in 32 x 32 boxes (tf32/wgmma_gemm.cu, load_stage).
   const int a_box_rows = plan.a_sym != 0 ? 32 : config.block_m / w.cluster;
   if (w.a_in_registers()) {
     check_in_place(config, kernel_a.ptr, kernel_a.ld, kernel_a_name);
     args.map_a_big = plan.kernel_a.rows_contiguous
-                         ? operand_tensor_map(kernel_a.ptr, p.k, rows_a, kernel_a.ld, config.block_k, 32)  // {M', K}
-                         : operand_tensor_map(kernel_a.ptr, rows_a, p.k, kernel_a.ld, a_box_rows, 32);     // {K, M'}
+                         ? operand_tensor_map(kernel_a.ptr, p.k, rows_a, kernel_a.ld, config.block_k, 32, element)  // {M', K}
+                         : operand_tensor_map(kernel_a.ptr, rows_a, p.k, kernel_a.ld, a_box_rows, 32, element);     // {K, M'}
     args.map_a_small = args.map_a_big;
   } else {
-    args.map_a_big = operand_tensor_map(a_big, rows_a, p.k, ldp, a_box_rows, box_k);
-    args.map_a_small = operand_tensor_map(a_small, rows_a, p.k, ldp, a_box_rows, box_k);
+    args.map_a_big = operand_tensor_map(a_big, rows_a, p.k, ldp, a_box_rows, box_k, element);
+    args.map_a_small = operand_tensor_map(a_small, rows_a, p.k, ldp, a_box_rows, box_k, element);
   }
   if (w.b == WgmmaB::Transformed) {
-    args.map_b_big = operand_tensor_map(kernel_b.ptr, p.k, rows_b, kernel_b.ld, config.block_k, 32);  // {N', K}
+    args.map_b_big = operand_tensor_map(kernel_b.ptr, p.k, rows_b, kernel_b.ld, config.block_k, 32, element);  // {N', K}
     args.map_b_small = args.map_b_big;
   } else if (w.b == WgmmaB::Rounded) {
-    args.map_b_big = operand_tensor_map(kernel_b.ptr, rows_b, p.k, kernel_b.ld, config.block_n, 32);  // {K, N'}, as a plane
+    args.map_b_big = operand_tensor_map(kernel_b.ptr, rows_b, p.k, kernel_b.ld, config.block_n, 32, element);  // {K, N'}, as a plane
     args.map_b_small = args.map_b_big;
   } else {
-    args.map_b_big = operand_tensor_map(b_big, rows_b, p.k, ldp, config.block_n, box_k);
-    args.map_b_small = operand_tensor_map(b_small, rows_b, p.k, ldp, config.block_n, box_k);
+    args.map_b_big = operand_tensor_map(b_big, rows_b, p.k, ldp, config.block_n, box_k, element);
+    args.map_b_small = operand_tensor_map(b_small, rows_b, p.k, ldp, config.block_n, box_k, element);
   }
   // K pieces: each piece's plain partial sum (alpha 1, beta 0) to its slot of the workspace;
   // the reduction applies alpha, beta and the fill once, adding the slots in order.

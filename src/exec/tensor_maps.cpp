@@ -11,6 +11,7 @@ struct MapKey {
   CUdeviceptr base = 0;
   int64_t rows = 0, k = 0, ld = 0;
   int box_rows = 0, box_k = 0;
+  TmaElement element = TmaElement::Float32;
   friend bool operator==(const MapKey&, const MapKey&) = default;
 };
 
@@ -26,7 +27,7 @@ struct Slot {
 
 size_t slot_of(const MapKey& k) {
   uint64_t h = k.base * 0x9e3779b97f4a7c15ull;
-  for (int64_t v : {k.rows, k.k, k.ld, int64_t{k.box_rows} << 8 | k.box_k})
+  for (int64_t v : {k.rows, k.k, k.ld, int64_t{k.box_rows} << 8 | k.box_k, static_cast<int64_t>(k.element)})
     h = (h ^ static_cast<uint64_t>(v)) * 0x100000001b3ull;
   return static_cast<size_t>(h >> 32) % kSlots;
 }
@@ -40,20 +41,23 @@ CUtensorMap encode(const MapKey& key) {
   const CUtensorMapSwizzle swizzle = key.box_k == 32   ? CU_TENSOR_MAP_SWIZZLE_128B
                                      : key.box_k == 16 ? CU_TENSOR_MAP_SWIZZLE_64B
                                                        : CU_TENSOR_MAP_SWIZZLE_32B;
-  JITGEMM_CU(cuda::driver().cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2,
+  const CUtensorMapDataType type =
+      key.element == TmaElement::Tf32 ? CU_TENSOR_MAP_DATA_TYPE_TFLOAT32 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  JITGEMM_CU(cuda::driver().cuTensorMapEncodeTiled(&map, type, 2,
                                                    reinterpret_cast<void*>(key.base), dims, strides, box,
                                                    element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
                                                    CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
-             "matrix {:#x}, {} rows x {} K, ld {}, box {}x{}", key.base, key.rows, key.k, key.ld, key.box_rows,
-             key.box_k);
+             "matrix {:#x}, {} rows x {} K, ld {}, box {}x{}, {}", key.base, key.rows, key.k, key.ld, key.box_rows,
+             key.box_k, key.element == TmaElement::Tf32 ? "tf32" : "float32");
   return map;
 }
 
 }  // namespace
 
-CUtensorMap operand_tensor_map(CUdeviceptr base, int64_t rows, int64_t k, int64_t ld, int box_rows, int box_k) {
+CUtensorMap operand_tensor_map(CUdeviceptr base, int64_t rows, int64_t k, int64_t ld, int box_rows, int box_k,
+                               TmaElement element) {
   thread_local std::array<Slot, kSlots> slots;
-  const MapKey key{base, rows, k, ld, box_rows, box_k};
+  const MapKey key{base, rows, k, ld, box_rows, box_k, element};
   Slot& slot = slots[slot_of(key)];
   if (!slot.used || !(slot.key == key)) {
     slot.map = encode(key);  // throws before the slot changes

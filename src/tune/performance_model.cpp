@@ -198,7 +198,7 @@ TimeEstimate mma_sync_estimate(const KernelConfig& c, const KernelShape& s, cons
 // One stage (block_k of K) of the wgmma kernel on its SM: the tensor cores and the
 // shared-memory traffic (wgmma reads, TMA and transform writes) overlap in part; the consumers'
 // conversion of A in registers, the transform warps' rewrite of B (both measured on an H200:
-// about 50 ps per B element transformed, 80 rounded in place), the tf32x3 block additions and
+// about 50 ps per B element transformed, 80 split in place), the tf32x3 block additions and
 // the stage's barriers add to it; a pipeline too shallow for the memory latency stalls.
 double wgmma_stage_us(const KernelConfig& c, const DeviceModel& d) {
   const WgmmaParams& w = c.wgmma();
@@ -213,11 +213,13 @@ double wgmma_stage_us(const KernelConfig& c, const DeviceModel& d) {
   const double alu_per_us = 128 * d.clock_ghz * 1e3;  // lane operations per microsecond per SM
   // Instructions per A value: tf32x3 splits finite values as the tensor cores read them (an FFMA
   // probe, the big part, FADD and the unmasked rounding of the small part; tf32/a_fragments.cuh).
-  const double convert_ops = w.a == WgmmaA::Registers ? (x3 ? 5 : 4) : w.a == WgmmaA::RegistersTruncated ? 4 : 0;
+  // tf32 mode rounds nothing in the kernel: its TMA copies round (exec/tensor_maps.hpp), so A in
+  // registers costs no instruction and a K-major B read raw is ready as it lands.
+  const double convert_ops = !x3 ? 0 : w.a == WgmmaA::Registers ? 5 : w.a == WgmmaA::RegistersTruncated ? 4 : 0;
   const double convert_us = bm * bk * convert_ops / alu_per_us;
-  const double transform_us = w.b == WgmmaB::Transformed ? bn * bk * 50e-6
-                              : w.b == WgmmaB::Rounded   ? bn * bk * 80e-6
-                                                         : 0;
+  const double transform_us = w.b == WgmmaB::Transformed       ? bn * bk * 50e-6
+                              : w.b == WgmmaB::Rounded && x3   ? bn * bk * 80e-6
+                                                               : 0;
   // tf32x3 adds each block into the running sum (FP32, all consumer threads); a second buffer hides most of it.
   double accumulate_us = 0;
   if (x3) accumulate_us = (bk / std::max(w.acc_block_k, 8)) * bm * bn / alu_per_us * (w.acc_buffers == 2 ? 0.35 : 1.0);
