@@ -2,9 +2,9 @@
 // side by side in one process, for the reference problems (lowertri against cublasStrmm or
 // the TF32 GEMM, each followed by a tril kernel), the symmetric Model with both operands
 // declared symmetric and declared general, and a size sweep. Each iteration times one
-// jitgemm and one baseline run, in alternating order, with events after an L2 flush and a hold of the stream (the
-// host's enqueueing stays out of the time; JITGEMM_BENCH_HOLD_US), on fresh random data checked
-// against a float64 reference. Counters: medians in ms, TFLOP/s, speedup over the baseline
+// jitgemm and one baseline run, in alternating order, with events after an L2 flush and a
+// hold of the stream (the host's enqueueing stays out of the time; JITGEMM_BENCH_HOLD_US), on
+// fresh random data checked against a float64 reference. Counters: medians in ms, TFLOP/s, speedup over the baseline
 // and both errors. Also writes bench/results/<gpu>.json (each row names its baseline). The
 // gradients of the reference Models are rows <id>_backward (their own section below).
 #include "dispatch_bench.hpp"
