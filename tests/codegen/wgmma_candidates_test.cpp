@@ -88,7 +88,8 @@ TEST(WgmmaCandidates, LongKAddsTheTwoLevelSumAndTf32Blocks) {
             "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_rb_k132");
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 8192, 8192, 8192)).name(),
             "wgmma_tf32x3_128x96x32_c2_s3_a32_b1_m16_g8");
-  EXPECT_EQ(default_config(key_of(Precision::TF32, 8192, 8192, 8192)).name(), "wgmma_tf32_128x128x32_c2_s6_a256_b1_m0_g8");
+  EXPECT_EQ(default_config(key_of(Precision::TF32, 8192, 8192, 8192)).name(),
+            "wgmma_tf32_128x128x32_c2_s7_a256_b1_m0_g8_rs_swap_rb");
   // A K-major B is not transposed but rounded (tf32x3: split) in place in shared memory.
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 256, 256, 524288, Op::N, Op::T)).name(),
             "wgmma_tf32x3_128x128x32_c2_s4_a32_b1_m0_g8_rs_rb_k132");
@@ -260,7 +261,18 @@ TEST(WgmmaOperandMasks, RawTriangularOperandsInTheKernelsTerms) {
 TEST(WgmmaCandidates, DefaultsAreTheFastestMeasured) {
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 4096, 4096, 4096)).name(),
             "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
-  EXPECT_EQ(default_config(key_of(Precision::TF32, 4096, 4096, 4096)).name(), "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8");
+  // tf32 reads its operands in place where the layout allows (its TMA copies round them): the
+  // K-major A as the kernel's B (swapped) on NN, the K-major B itself on NT, one operand in
+  // registers where neither is K-major (TN), the planes where no operand's rows are 16-byte aligned.
+  EXPECT_EQ(default_config(key_of(Precision::TF32, 4096, 4096, 4096)).name(),
+            "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_rb");
+  EXPECT_EQ(default_config(key_of(Precision::TF32, 4096, 4096, 4096, Op::N, Op::T)).name(),
+            "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_rb");
+  EXPECT_EQ(default_config(key_of(Precision::TF32, 4096, 4096, 4096, Op::T, Op::N)).name(),
+            "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs");
+  ProblemKey unaligned = key_of(Precision::TF32, 4095, 4095, 4095);
+  unaligned.vec_a = unaligned.vec_b = 1;
+  EXPECT_EQ(default_config(unaligned).name(), "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8");
 }
 
 TEST(WgmmaCandidates, SampleIsValidAndHoldsTheDefaults) {
