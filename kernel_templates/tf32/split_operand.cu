@@ -7,6 +7,11 @@
 //   PLANES = 1 (tf32):   big = rna(x)
 //   PLANES = 0:          big = x (a raw copy: a symmetric operand expanded for a kernel that
 //                        reads it in place)
+//   SMALL_ONLY = 1 (tf32x3, a K-contiguous general source): the small plane alone, of
+//                        x - rne(x). The main kernel reads the caller's matrix itself as the big
+//                        plane, through a TFLOAT32 tensor map, whose copy rounds each float to
+//                        nearest even (measured on the H200: every finite float as rne below;
+//                        NaN -> 0x7fffe000, a NaN); the two planes still add up to x.
 // Operand view: R rows (M for A, N for B) of K values; element (r, k) of the source is
 //   TRANSPOSE = 0: src[r * ld_src + k]    (A with trans_a = N, B with trans_b = T)
 //   TRANSPOSE = 1: src[k * ld_src + r]    (A with trans_a = T, B with trans_b = N)
@@ -46,6 +51,7 @@ constexpr int ROUND_BIG = 1;  // 1: big = rna(x); 0: big = trunc(x), as the tens
 constexpr int SYMMETRIC = 0;  // 1 (2): a symmetric source, read from its lower (upper) triangle only
 constexpr int TRIANGLE = 0;   // 1 (2): a lower (upper) triangular source, the other triangle not read
 constexpr int UNIT_DIAGONAL = 0;  // TRIANGLE: 1: the diagonal is not read either, taken as 1
+constexpr int SMALL_ONLY = 0; // 1: tf32x3, only the small plane (the big one is the source itself)
 #endif
 
 constexpr int TILE_R = 64;    // operand rows per CTA
@@ -59,6 +65,9 @@ static_assert(SYMMETRIC == 0 || TRIANGLE == 0, "a source is symmetric or triangu
 static_assert(UNIT_DIAGONAL == 0 || TRIANGLE != 0, "UNIT_DIAGONAL describes a triangular source");
 static_assert(TRANSPOSE == 0 || TRANSPOSE == 1, "TRANSPOSE is 0 or 1");
 static_assert(VEC == 1 || VEC == 4, "VEC is 1 or 4 floats");
+static_assert(SMALL_ONLY == 0 || (PLANES == 2 && TRANSPOSE == 0 && VEC == 4 && SYMMETRIC == 0 && TRIANGLE == 0),
+              "SMALL_ONLY: a tf32x3 split of a K-contiguous, 16-byte aligned general source (the big plane "
+              "is the source, as a tensor map reads it)");
 static_assert(TILE_R * TILE_K == 16 * THREADS, "each thread moves 4 float4 of the tile");
 
 // Four consecutive source values starting at `p`, `valid` of them in range (0..4), zeros after.
@@ -95,20 +104,35 @@ __device__ __forceinline__ void store_v4(float* p, float4 v) {
                : "memory");
 }
 
-// Rounds/splits four values and stores them at plane offset `at` (16-byte aligned).
-// Returns true when any value written is not finite.
+// x rounded to TF32 as a TFLOAT32 tensor map's copy rounds it: to nearest, ties to even (the
+// kept part's last bit 0), by integer arithmetic; inf stays inf, overflow rounds to inf, and
+// NaN stays NaN (tf32_nan).
+__device__ __forceinline__ float tf32_round_even(float x) {
+  const unsigned bits = __float_as_uint(x);
+  return x == x ? __uint_as_float((bits + 0xfffu + ((bits >> 13) & 1u)) & 0xffffe000u) : tf32_nan();
+}
+
+// SMALL_ONLY: the split of x whose big part is the one the tensor map's copy delivers.
+__device__ __forceinline__ Tf32Pair tf32_split_copy_rounded(float x) {
+  const float big = tf32_round_even(x);
+  return {big, tf32_round(x - big)};
+}
+
+// Rounds/splits four values and stores them at plane offset `at` (16-byte aligned; SMALL_ONLY:
+// the small plane only). Returns true when any value written (SMALL_ONLY: or read as the big
+// part) is not finite.
 __device__ __forceinline__ bool store4(float* big, float* small, long long at, float4 x) {
   const float in[4] = {x.x, x.y, x.z, x.w};
   float b[4], s[4];
   bool nonfinite = false;
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    const Tf32Pair p = tf32_split<ROUND_BIG != 0>(in[j]);
+    const Tf32Pair p = SMALL_ONLY ? tf32_split_copy_rounded(in[j]) : tf32_split<ROUND_BIG != 0>(in[j]);
     b[j] = PLANES == 2 ? p.big : PLANES == 1 ? tf32_round(in[j]) : in[j];
     s[j] = p.small;
     nonfinite |= !isfinite(b[j]);  // a finite big part has a finite small part
   }
-  store_v4(big + at, make_float4(b[0], b[1], b[2], b[3]));
+  if (!SMALL_ONLY) store_v4(big + at, make_float4(b[0], b[1], b[2], b[3]));
   if (PLANES == 2) store_v4(small + at, make_float4(s[0], s[1], s[2], s[3]));
   return nonfinite;
 }

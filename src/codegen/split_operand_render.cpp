@@ -1,4 +1,4 @@
-// render_split_operand: the pre-pass prologue (PLANES, TRANSPOSE, VEC, ROUND_BIG) in front of
+// render_split_operand: the pre-pass prologue (PLANES, TRANSPOSE, VEC, ROUND_BIG, ...) in front of
 // tf32/split_operand.cu, and its launch geometry.
 #include "codegen/split_operand_render.hpp"
 
@@ -19,20 +19,27 @@ constexpr int kThreads = 256;  // THREADS of the template
 }  // namespace
 
 RenderedKernel render_split_operand(int planes, bool transpose, int vec, Structure structure,
-                                    const TemplateStore& templates) {
+                                    SplitPlanes planes_written, const TemplateStore& templates) {
   if (planes < 0 || planes > 2)
     throw InvalidArgument(
         fmt::format("render_split_operand: planes={} must be 2 (tf32x3), 1 (tf32) or 0 (raw copy)", planes));
   if (vec != 1 && vec != 4)
     throw InvalidArgument(fmt::format("render_split_operand: vec={} must be 1 or 4", vec));
+  const bool small_only = planes_written == SplitPlanes::SmallOnly;
+  if (small_only && (planes != 2 || transpose || vec != 4 || structure != Structure::General))
+    throw InvalidArgument(fmt::format(
+        "render_split_operand: the small plane alone is for tf32x3 (planes=2) of a K-contiguous (transpose=false), "
+        "16-byte aligned (vec=4), general source; got planes={} transpose={} vec={} structure={}",
+        planes, transpose, vec, to_string(structure)));
   RenderedKernel out;
   // SYMMETRIC / TRIANGLE: 1 the stored lower triangle is read, 2 the upper one.
   const int triangle = triangle_code(stored_triangle(structure));
   const int symmetric = is_symmetric(structure) ? triangle : 0;
   const int triangular = is_triangular(structure) ? triangle : 0;
   const int unit = has_unit_diagonal(structure) ? 1 : 0;
-  out.kernel_name = fmt::format("jitgemm_split_operand_p{}_t{}_v{}{}", planes, transpose ? 1 : 0, vec,
-                                structure == Structure::General ? "" : fmt::format("_{}", to_string(structure)));
+  out.kernel_name = fmt::format("jitgemm_split_operand_p{}_t{}_v{}{}{}", planes, transpose ? 1 : 0, vec,
+                                structure == Structure::General ? "" : fmt::format("_{}", to_string(structure)),
+                                small_only ? "_small" : "");
   const std::string body = templates.expand_includes(kSplitOperandTemplate);
   out.template_hash = hash_hex(body);
   out.source = fmt::format(
@@ -42,8 +49,9 @@ RenderedKernel render_split_operand(int planes, bool transpose, int vec, Structu
                    "constexpr int TRANSPOSE = {};\n"
                    "constexpr int VEC = {};\n"
                    "constexpr int ROUND_BIG = 1;\n"
-                   "constexpr int SYMMETRIC = {}, TRIANGLE = {}, UNIT_DIAGONAL = {};\n",
-                   out.kernel_name, planes, transpose ? 1 : 0, vec, symmetric, triangular, unit) +
+                   "constexpr int SYMMETRIC = {}, TRIANGLE = {}, UNIT_DIAGONAL = {};\n"
+                   "constexpr int SMALL_ONLY = {};\n",
+                   out.kernel_name, planes, transpose ? 1 : 0, vec, symmetric, triangular, unit, small_only ? 1 : 0) +
                body;
   out.threads = kThreads;
   out.smem_bytes = 0;  // the transpose tile is static shared memory

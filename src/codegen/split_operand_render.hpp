@@ -24,7 +24,13 @@ inline constexpr std::string_view kSplitOperandTemplate = "tf32/split_operand.cu
 // planes: 2 (tf32x3), 1 (tf32) or 0 (a raw copy). structure: how the source is read
 // (jitgemm::Structure): symmetric ones from their stored triangle, mirrored (transpose then does
 // not matter); triangular ones with zeros outside the triangle (a unit diagonal: ones).
+// planes_written: tf32x3 (planes 2) of a K-contiguous (transpose false), 16-byte aligned
+// (vec 4), general source may write the small plane alone (SplitPlanes::SmallOnly, name suffix
+// "_small"): the main kernel then reads the source itself as the big plane, through a TFLOAT32
+// tensor map whose copy rounds to nearest even, and the small plane holds x - rne(x).
+enum class SplitPlanes { All, SmallOnly };
 RenderedKernel render_split_operand(int planes, bool transpose, int vec, Structure structure = Structure::General,
+                                    SplitPlanes planes_written = SplitPlanes::All,
                                     const TemplateStore& templates = TemplateStore::active());
 
 // Launch of the pre-pass over R rows (M for A, N for B) into planes of ld_dst floats per row

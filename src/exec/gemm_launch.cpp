@@ -54,6 +54,15 @@ void check_in_place(const KernelConfig& config, CUdeviceptr ptr, int64_t ld, con
         config.name(), which, ptr, ld));
 }
 
+// A tf32x3 big plane read in place (LaunchPlan::a_big_in_place): the caller's K-major matrix,
+// `rows` rows of k, through a TFLOAT32 map: the copy rounds each float to nearest even, which is
+// the big part the pre-pass's small plane was split from (tf32/split_operand.cu, SMALL_ONLY).
+CUtensorMap in_place_big_plane(const KernelConfig& config, CUdeviceptr ptr, int64_t ld, int64_t rows, int64_t k,
+                               int box_rows, int box_k, const char* which) {
+  check_in_place(config, ptr, ld, which);
+  return operand_tensor_map(ptr, rows, k, ld, box_rows, box_k, TmaElement::Tf32);
+}
+
 }  // namespace
 
 GemmLauncher::GemmLauncher(const Compiler& compiler, const TemplateStore& templates, int sm_count)
@@ -88,10 +97,15 @@ PlanKernels GemmLauncher::kernels(const LaunchPlan& plan, const cuda::Function& 
     const PlannedOperand& op = caller_a ? plan.a : plan.b;
     return op.copied ? 4 : caller_a ? key.vec_a : key.vec_b;
   };
+  auto written = [](bool big_in_place) { return big_in_place ? SplitPlanes::SmallOnly : SplitPlanes::All; };
   if (plan.prepass_a)
-    k.split_a = &split_operand({plan.planes, plan.kernel_a.rows_contiguous, plan.kernel_a.structure}, source_vec(!swap));
+    k.split_a = &split_operand(
+        {plan.planes, plan.kernel_a.rows_contiguous, plan.kernel_a.structure, written(plan.a_big_in_place)},
+        source_vec(!swap));
   if (plan.prepass_b)
-    k.split_b = &split_operand({plan.planes, plan.kernel_b.rows_contiguous, plan.kernel_b.structure}, source_vec(swap));
+    k.split_b = &split_operand(
+        {plan.planes, plan.kernel_b.rows_contiguous, plan.kernel_b.structure, written(plan.b_big_in_place)},
+        source_vec(swap));
   return k;
 }
 
@@ -217,12 +231,13 @@ void GemmLauncher::run_split_operand(const cuda::Function& fn, Structure structu
 }
 
 const cuda::Function& GemmLauncher::split_operand(SplitMode mode, int vec) {
-  const int key = mode.planes | (mode.transposed ? 1 : 0) << 2 | vec << 3 | static_cast<int>(mode.structure) << 6;
+  const int key = mode.planes | (mode.transposed ? 1 : 0) << 2 | vec << 3 | static_cast<int>(mode.structure) << 6 |
+                  (mode.written == SplitPlanes::SmallOnly ? 1 : 0) << 12;
   return split_operand_
       .get(key,
            [&] {
              const RenderedKernel rendered =
-                 render_split_operand(mode.planes, mode.transposed, vec, mode.structure, templates_);
+                 render_split_operand(mode.planes, mode.transposed, vec, mode.structure, mode.written, templates_);
              return compile_module(compiler_, rendered.source, rendered.kernel_name, CompileOptions{});
            })
       .function;
@@ -263,8 +278,9 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const PlanKernels& kerne
   const CUdeviceptr flag = at(workspace, ws.flags);
   if (plan.flag_words > 0) JITGEMM_CU(cuda::driver().cuMemsetD32Async(flag, 0, plan.flag_words, stream), "flags");
   const CUdeviceptr a_big = at(workspace, ws.a_planes), b_big = at(workspace, ws.b_planes);
-  const CUdeviceptr a_small = plan.planes == 2 ? a_big + sizeof(float) * rows_a * ldp : a_big;
-  const CUdeviceptr b_small = plan.planes == 2 ? b_big + sizeof(float) * rows_b * ldp : b_big;
+  // A big plane read in place leaves the workspace the small plane alone.
+  const CUdeviceptr a_small = plan.planes == 2 && !plan.a_big_in_place ? a_big + sizeof(float) * rows_a * ldp : a_big;
+  const CUdeviceptr b_small = plan.planes == 2 && !plan.b_big_in_place ? b_big + sizeof(float) * rows_b * ldp : b_big;
   // Pre-pass: an operand as `rows` rows of K, K-major, rounded or split. A triangular one's
   // planes are left unwritten where the work list never reads them (the plan's skip bands).
   auto split = [&](const cuda::Function* fn, const Source& src, const PlannedOperand& op, CUdeviceptr big,
@@ -300,7 +316,10 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const PlanKernels& kerne
                          : operand_tensor_map(kernel_a.ptr, rows_a, p.k, kernel_a.ld, a_box_rows, 32, element);     // {K, M'}
     args.map_a_small = args.map_a_big;
   } else {
-    args.map_a_big = operand_tensor_map(a_big, rows_a, p.k, ldp, a_box_rows, box_k, element);
+    // A big plane in place: the caller's K-major matrix, rounded to nearest even by the copy.
+    args.map_a_big = plan.a_big_in_place ? in_place_big_plane(config, kernel_a.ptr, kernel_a.ld, rows_a, p.k,
+                                                              a_box_rows, box_k, kernel_a_name)
+                                         : operand_tensor_map(a_big, rows_a, p.k, ldp, a_box_rows, box_k, element);
     args.map_a_small = operand_tensor_map(a_small, rows_a, p.k, ldp, a_box_rows, box_k, element);
   }
   if (w.b == WgmmaB::Transformed) {
@@ -310,7 +329,9 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const PlanKernels& kerne
     args.map_b_big = operand_tensor_map(kernel_b.ptr, rows_b, p.k, kernel_b.ld, config.block_n, 32, element);  // {K, N'}, as a plane
     args.map_b_small = args.map_b_big;
   } else {
-    args.map_b_big = operand_tensor_map(b_big, rows_b, p.k, ldp, config.block_n, box_k, element);
+    args.map_b_big = plan.b_big_in_place ? in_place_big_plane(config, kernel_b.ptr, kernel_b.ld, rows_b, p.k,
+                                                              config.block_n, box_k, kernel_b_name)
+                                         : operand_tensor_map(b_big, rows_b, p.k, ldp, config.block_n, box_k, element);
     args.map_b_small = operand_tensor_map(b_small, rows_b, p.k, ldp, config.block_n, box_k, element);
   }
   // K pieces: each piece's plain partial sum (alpha 1, beta 0) to its slot of the workspace;

@@ -27,6 +27,7 @@
 #include <mutex>
 
 #include "common/once_map.hpp"
+#include "codegen/split_operand_render.hpp"
 #include "compile/compiler.hpp"
 #include "cuda/module.hpp"
 #include "exec/compiled_module.hpp"
@@ -104,6 +105,7 @@ class GemmLauncher {
     int planes;
     bool transposed;
     Structure structure;
+    SplitPlanes written = SplitPlanes::All;  // SmallOnly: the plan reads the big plane in place
   };
   // Its kernel for a source of vector width `vec` (compiled on first use, with no lock held).
   const cuda::Function& split_operand(SplitMode mode, int vec);

@@ -125,6 +125,12 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
   plan.plane_ld = (p.k + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign;
   plan.prepass_a = !w.a_in_registers();
   plan.prepass_b = w.b == WgmmaB::Planes;
+  auto big_in_place = [&](const PlannedOperand& op, bool prepass, int vec) {
+    return prepass && plan.planes == 2 && !op.rows_contiguous && !op.copied && op.structure == Structure::General &&
+           vec == 4;
+  };
+  plan.a_big_in_place = big_in_place(plan.kernel_a, plan.prepass_a, w.swap_ab ? p.vec_b : p.vec_a);
+  plan.b_big_in_place = big_in_place(plan.kernel_b, plan.prepass_b, w.swap_ab ? p.vec_a : p.vec_b);
   plan.main_dependent = wgmma_dependent_launch(c, specialization_of(p));
   const int slots = w.cluster > 1 && device.cluster_slots > 0 ? device.cluster_slots : device.sm_count;
   plan.main = launch_geometry(c, plan.kernel_a.rows, plan.kernel_b.rows, p.k, slots);
@@ -144,9 +150,10 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
   ws.flags = regions.take(kFlagBytes);
   if (w.b == WgmmaB::Converted)
     ws.convert_counters = regions.take(sizeof(unsigned) * static_cast<size_t>(1 + convert_chunks(plan.plane_ld)));
-  if (plan.prepass_a) ws.a_planes = regions.take(floats(plan.planes * plan.kernel_a.rows * plan.plane_ld));
+  const int a_planes = plan.a_big_in_place ? 1 : plan.planes, b_planes = plan.b_big_in_place ? 1 : plan.planes;
+  if (plan.prepass_a) ws.a_planes = regions.take(floats(a_planes * plan.kernel_a.rows * plan.plane_ld));
   if (!b_raw)  // B converted: the kernel writes its one plane here
-    ws.b_planes = regions.take(floats(plan.planes * plan.kernel_b.rows * plan.plane_ld));
+    ws.b_planes = regions.take(floats(b_planes * plan.kernel_b.rows * plan.plane_ld));
   if (w.schedule == TileSchedule::StreamK)
     ws.stream_k_partials = regions.take(floats(int64_t{c.block_m} * c.block_n * device.sm_count));
   if (c.split_k > 1) {  // K pieces: one C-shaped partial sum per piece of a tile

@@ -106,6 +106,11 @@ struct LaunchPlan {
   int planes = 0;            // wgmma: 2 (tf32x3) or 1 (tf32)
   bool prepass_a = false;    // wgmma: the pre-pass writes A' planes
   bool prepass_b = false;    // wgmma: the pre-pass writes B' planes
+  // tf32x3, a pre-pass of a general operand stored K-major with 16-byte aligned rows (and not
+  // copied first): its big plane is the caller's matrix itself, read through a TFLOAT32 tensor
+  // map (the copy rounds to nearest even), and the pre-pass writes only the small plane
+  // (tf32/split_operand.cu, SMALL_ONLY); the workspace holds that one plane.
+  bool a_big_in_place = false, b_big_in_place = false;
   // wgmma, triangular operands: the pre-pass leaves planes unwritten farther than this from the
   // diagonal on the zero side (tf32/split_operand.cu skip_band): the operand's tile rows plus one
   // K unit, beyond which the work list never reads. 0: every plane value is written.

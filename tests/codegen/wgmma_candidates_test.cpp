@@ -674,6 +674,20 @@ TEST(WgmmaRender, SplitOperandPrePass) {
                 .source.find("constexpr int SYMMETRIC = 2, TRIANGLE = 0, UNIT_DIAGONAL = 0;\n"),
             std::string::npos);
   EXPECT_NE(k.source.find("constexpr int SYMMETRIC = 0, TRIANGLE = 0, UNIT_DIAGONAL = 0;\n"), std::string::npos);
+  EXPECT_NE(k.source.find("constexpr int SMALL_ONLY = 0;\n"), std::string::npos);
+  // The small plane alone: tf32x3 of a K-contiguous, aligned, general source only.
+  const RenderedKernel small = render_split_operand(2, false, 4, Structure::General, SplitPlanes::SmallOnly);
+  EXPECT_EQ(small.kernel_name, "jitgemm_split_operand_p2_t0_v4_small");
+  EXPECT_NE(small.source.find("constexpr int SMALL_ONLY = 1;\n"), std::string::npos);
+  for (auto [planes, transpose, vec, structure, arg] :
+       {std::tuple{1, false, 4, Structure::General, "planes=1"}, std::tuple{2, true, 4, Structure::General, "transpose=true"},
+        std::tuple{2, false, 1, Structure::General, "vec=1"}, std::tuple{2, false, 4, Structure::Lower, "structure=lower"}})
+    try {
+      render_split_operand(planes, transpose, vec, structure, SplitPlanes::SmallOnly);
+      ADD_FAILURE() << arg;
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find(arg), std::string::npos) << e.what();
+    }
   // One CTA per 64 x 64 tile on or below the diagonal: 16 tiles a side for 1000 rows.
   EXPECT_EQ(split_operand_geometry(1000, 1024, true).grid_x, 16u * 17u / 2u);
   EXPECT_EQ(split_operand_geometry(1000, 1024, true).grid_y, 1u);

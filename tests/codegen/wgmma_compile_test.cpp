@@ -88,6 +88,7 @@ TEST(SplitOperandCompiles, EveryVariantWithoutSpills) {
         if (transpose && (is_symmetric(s) || planes == 0)) continue;  // mirrored / raw copies read rows
         kernels.push_back(render_split_operand(planes, transpose, 4, s));
       }
+  kernels.push_back(render_split_operand(2, false, 4, Structure::General, SplitPlanes::SmallOnly));
   const auto results = compile_all(kernels, 1);
   expect_clean(results, 255);
   print(results);
@@ -123,6 +124,15 @@ TEST(SplitOperandCompiles, AlignedVariantsStorePlanesIn16ByteVectors) {
       // Four float4 a thread for each plane (one plane for the raw copy).
       EXPECT_GE(count_instructions(ptx, "st.global.v4.f32"), 4 * std::max(planes, 1));
     }
+  // The small plane alone: four float4 a thread, and nothing else stored.
+  const RenderedKernel small = render_split_operand(2, false, 4, Structure::General, SplitPlanes::SmallOnly);
+  NvrtcProgram program(small.source, small.kernel_name + ".cu");
+  program.add_name_expression(small.kernel_name);
+  ASSERT_TRUE(program.compile(CompileOptions{}.to_strings())) << program.log();
+  const std::string ptx = program.ptx();
+  EXPECT_EQ(count_instructions(ptx, "st.global.f32"), 0);
+  EXPECT_EQ(count_instructions(ptx, "st.global.v2.f32"), 0);
+  EXPECT_EQ(count_instructions(ptx, "st.global.v4.f32"), 4);
 }
 
 class WgmmaFullSweep : public ::testing::TestWithParam<Precision> {};

@@ -76,12 +76,55 @@ TEST(LaunchPlan, EverySampleConfigHasASoundLayoutOnEveryLayoutAndStructure) {
   EXPECT_GT(plans, 100u);
 }
 
+// tf32x3 pre-passes of general operands stored K-major with 16-byte aligned rows write the small
+// plane alone (the kernel reads the big one in place); every other pre-pass writes both.
+TEST(LaunchPlan, BigPlanesInPlaceOnlyForAlignedKMajorGeneralOperands) {
+  const KernelConfig planes = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
+  auto plan_of = [&](const ProblemKey& key, const KernelConfig& c) {
+    SCOPED_TRACE(key.canonical());
+    const LaunchPlan plan = make_launch_plan(c, key, {132, 0});
+    const int a_planes = plan.a_big_in_place ? 1 : plan.planes, b_planes = plan.b_big_in_place ? 1 : plan.planes;
+    if (plan.prepass_a) EXPECT_EQ(plan.workspace.a_planes.bytes, 4u * a_planes * plan.kernel_a.rows * plan.plane_ld);
+    if (plan.prepass_b) EXPECT_EQ(plan.workspace.b_planes.bytes, 4u * b_planes * plan.kernel_b.rows * plan.plane_ld);
+    return std::pair{plan.a_big_in_place, plan.b_big_in_place};
+  };
+  using InPlace = std::pair<bool, bool>;
+  // K-major: A with trans_a = N, B with trans_b = T.
+  EXPECT_EQ(plan_of(key_of(Precision::TF32x3, 512, 640, 768, Op::N, Op::N), planes), (InPlace{true, false}));
+  EXPECT_EQ(plan_of(key_of(Precision::TF32x3, 512, 640, 768, Op::N, Op::T), planes), (InPlace{true, true}));
+  EXPECT_EQ(plan_of(key_of(Precision::TF32x3, 512, 640, 768, Op::T, Op::T), planes), (InPlace{false, true}));
+  EXPECT_EQ(plan_of(key_of(Precision::TF32x3, 512, 640, 768, Op::T, Op::N), planes), (InPlace{false, false}));
+  // Unaligned rows (vector width 1): the pre-pass writes both planes.
+  ProblemKey unaligned = key_of(Precision::TF32x3, 512, 640, 767, Op::N, Op::T);
+  unaligned.vec_a = 1;
+  EXPECT_EQ(plan_of(unaligned, planes), (InPlace{false, true}));
+  // Structured operands: read through their triangle by the pre-pass, both planes written.
+  ProblemKey structured = key_of(Precision::TF32x3, 768, 768, 768, Op::N, Op::T);
+  structured.structure_a = Structure::Lower, structured.structure_b = Structure::Symmetric;
+  EXPECT_EQ(plan_of(structured, planes), (InPlace{false, false}));
+  // tf32 (one plane, already rounded) and operands in registers or read raw: no pre-pass to spare.
+  EXPECT_EQ(plan_of(key_of(Precision::TF32, 512, 640, 768, Op::N, Op::T),
+                    KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8")),
+            (InPlace{false, false}));
+  EXPECT_EQ(plan_of(key_of(Precision::TF32x3, 512, 640, 768, Op::N, Op::T),
+                    KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs")),
+            (InPlace{false, true}));
+  // Swapped, A' is op(B)^T: K-major when trans_b = T.
+  EXPECT_EQ(plan_of(key_of(Precision::TF32x3, 512, 640, 768, Op::T, Op::T),
+                    KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_swap")),
+            (InPlace{false, false}));
+}
+
 TEST(LaunchPlan, WgmmaRegionsFollowTheOperandSources) {
   const ProblemKey key = key_of(Precision::TF32x3, 2048, 4096, 1000);
   const int64_t ldp = 1024;  // K rounded up to 32
   LaunchPlan planes = make_launch_plan(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8"), key, {132, 0});
   EXPECT_EQ(planes.plane_ld, ldp);
-  EXPECT_EQ(planes.workspace.a_planes.bytes, 4u * 2 * 2048 * ldp);  // big and small
+  // A stored K-major with aligned rows: its big plane is A itself (a TFLOAT32 map), the
+  // workspace holds the small one; B (N-major, transposed by the pre-pass): big and small.
+  EXPECT_TRUE(planes.a_big_in_place);
+  EXPECT_FALSE(planes.b_big_in_place);
+  EXPECT_EQ(planes.workspace.a_planes.bytes, 4u * 1 * 2048 * ldp);
   EXPECT_EQ(planes.workspace.b_planes.bytes, 4u * 2 * 4096 * ldp);
   EXPECT_EQ(planes.workspace.convert_counters.bytes, 0u);
   EXPECT_EQ(planes.workspace.stream_k_partials.bytes, 0u);
@@ -94,7 +137,8 @@ TEST(LaunchPlan, WgmmaRegionsFollowTheOperandSources) {
   EXPECT_FALSE(rs.prepass_a);
   EXPECT_EQ(rs.kernel_a.rows, 4096);  // swapped: the kernel's A is op(B)^T
   EXPECT_EQ(rs.workspace.a_planes.bytes, 0u);
-  EXPECT_EQ(rs.workspace.b_planes.bytes, 4u * 2 * 2048 * ldp);
+  EXPECT_TRUE(rs.b_big_in_place);  // B' = op(A) = A, K-major: the small plane alone
+  EXPECT_EQ(rs.workspace.b_planes.bytes, 4u * 1 * 2048 * ldp);
   EXPECT_EQ(rs.main.grid_x, 114u);  // the device's SMs
 
   const LaunchPlan cvt = make_launch_plan(KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_cvt_sk"),
