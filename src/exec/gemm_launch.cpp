@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "codegen/kernel_family.hpp"
 #include "codegen/split_operand_render.hpp"
 #include "codegen/template_store.hpp"
 #include "cuda/driver_api.hpp"
@@ -129,15 +130,18 @@ void GemmLauncher::launch(const LaunchPlan& plan, const GemmProblem& p, const cu
 }
 
 size_t GemmLauncher::workspace_bytes(const KernelConfig& config, const GemmProblem& p) const {
-  // Aligned operands, and for the SIMT family unaligned ones too, which it may read from aligned
-  // copies (simt_operand_copies); nothing else in the layout depends on alignment.
+  // The layout depends on alignment: the SIMT family may read unaligned operands from aligned
+  // copies (simt_operand_copies), and a tf32x3 pre-pass writes one plane of an aligned K-major
+  // operand but two of an unaligned one (LaunchPlan::a_big_in_place). Enough for either.
   ProblemKey key = make_problem_key(p);
   auto bytes_at = [&](int vec) {
     key.vec_a = key.vec_b = key.vec_c = vec;
     return make_launch_plan(config, key, DeviceSlots{sm_count_, 0}).workspace.total_bytes;
   };
   const size_t aligned = bytes_at(4);
-  return config.family() == KernelFamily::Simt ? std::max(aligned, bytes_at(1)) : aligned;
+  key.vec_a = key.vec_b = key.vec_c = 1;
+  if (!rules_of(config).runs_in_place(config, key)) return aligned;  // a config that takes aligned operands only
+  return std::max(aligned, bytes_at(1));
 }
 
 void GemmLauncher::launch(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,

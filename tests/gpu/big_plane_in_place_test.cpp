@@ -56,33 +56,45 @@ TEST(BigPlaneInPlace, ACopyRoundedToNearestEvenPlusThePrePassSmallPlaneIsExact) 
   cuda::DeviceBuffer a_mem(4 * a.size()), b_mem(4 * identity.size()), c_mem(4 * kM * kK);
   a_mem.copy_from_host(a.data(), 4 * a.size());
   b_mem.copy_from_host(identity.data(), 4 * identity.size());
+  // A with its rows unaligned (lda = K + 1, the same values): both planes from the pre-pass
+  // (rna), in a workspace sized by workspace_bytes, which must hold the larger layout.
+  constexpr int64_t kLdUnaligned = kK + 1;
+  std::vector<float> a_unaligned(kM * kLdUnaligned, 0.0f);
+  for (int64_t r = 0; r < kM; ++r)
+    for (int64_t k = 0; k < kK; ++k) a_unaligned[r * kLdUnaligned + k] = a[r * kK + k];
+  cuda::DeviceBuffer a_unaligned_mem(4 * a_unaligned.size());
+  a_unaligned_mem.copy_from_host(a_unaligned.data(), 4 * a_unaligned.size());
   // NN: A's big plane in place; NT (the identity is its own transpose): both operands'.
   int checked = 0;
-  for (Op trans_b : {Op::N, Op::T})
-    for (const char* name : {"wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8", "wgmma_tf32x3_128x192x16_c2_s4_a32_b1_m0_g8"}) {
-      GemmProblem p;
-      p.m = kM, p.n = kK, p.k = kK, p.trans_b = trans_b, p.precision = Precision::TF32x3;
-      const KernelConfig config = KernelConfig::parse(name);
-      const ProblemKey key = make_problem_key(p);
-      const LoadedKernel& kernel = kernels.get(config, specialization_of(key));
-      const LaunchPlan plan = launcher.plan(kernel.function, config, key);
-      ASSERT_TRUE(plan.a_big_in_place) << name;
-      ASSERT_EQ(plan.b_big_in_place, trans_b == Op::T) << name;
-      cuda::DeviceBuffer workspace(launcher.workspace_bytes(config, p));
-      workspace.fill_bytes_async(0xFF, env.stream());  // NaN: a plane read where nothing was written fails
-      c_mem.fill_bytes_async(0xFF, env.stream());
-      launcher.launch(kernel.function, config, p, a_mem.get(), b_mem.get(), c_mem.get(), workspace.get(), env.stream());
-      std::vector<float> c(kM * kK);
-      c_mem.copy_to_host(c.data(), 4 * c.size());
-      int wrong = 0;
-      for (int64_t i = 0; i < kM * kK; ++i)
-        if (to_bits(c[i]) != to_bits(a[i]) && ++wrong <= 5)
-          ADD_FAILURE() << fmt::format("{} {}: C[{}] = {:#010x}, A = {:#010x}", name, to_string(trans_b), i,
-                                       to_bits(c[i]), to_bits(a[i]));
-      EXPECT_EQ(wrong, 0) << name << " " << to_string(trans_b);
-      ++checked;
-    }
-  EXPECT_EQ(checked, 4);
+  for (bool aligned : {true, false})
+    for (Op trans_b : {Op::N, Op::T})
+      for (const char* name : {"wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8", "wgmma_tf32x3_128x192x16_c2_s4_a32_b1_m0_g8"}) {
+        GemmProblem p;
+        p.m = kM, p.n = kK, p.k = kK, p.trans_b = trans_b, p.precision = Precision::TF32x3;
+        if (!aligned) p.lda = kLdUnaligned;
+        const CUdeviceptr a_ptr = aligned ? a_mem.get() : a_unaligned_mem.get();
+        const KernelConfig config = KernelConfig::parse(name);
+        const ProblemKey key = make_problem_key(p);
+        const LoadedKernel& kernel = kernels.get(config, specialization_of(key));
+        const LaunchPlan plan = launcher.plan(kernel.function, config, key);
+        ASSERT_EQ(plan.a_big_in_place, aligned) << name;
+        ASSERT_EQ(plan.b_big_in_place, trans_b == Op::T) << name;
+        ASSERT_GE(launcher.workspace_bytes(config, p), plan.workspace.total_bytes) << name;
+        cuda::DeviceBuffer workspace(launcher.workspace_bytes(config, p));
+        workspace.fill_bytes_async(0xFF, env.stream());  // NaN: a plane read where nothing was written fails
+        c_mem.fill_bytes_async(0xFF, env.stream());
+        launcher.launch(kernel.function, config, p, a_ptr, b_mem.get(), c_mem.get(), workspace.get(), env.stream());
+        std::vector<float> c(kM * kK);
+        c_mem.copy_to_host(c.data(), 4 * c.size());
+        int wrong = 0;
+        for (int64_t i = 0; i < kM * kK; ++i)
+          if (to_bits(c[i]) != to_bits(a[i]) && ++wrong <= 5)
+            ADD_FAILURE() << fmt::format("{} {} lda {}: C[{}] = {:#010x}, A = {:#010x}", name, to_string(trans_b),
+                                         p.effective_lda(), i, to_bits(c[i]), to_bits(a[i]));
+        EXPECT_EQ(wrong, 0) << name << " " << to_string(trans_b);
+        ++checked;
+      }
+  EXPECT_EQ(checked, 8);
 }
 
 }  // namespace
