@@ -132,16 +132,22 @@ void GemmLauncher::launch(const LaunchPlan& plan, const GemmProblem& p, const cu
 size_t GemmLauncher::workspace_bytes(const KernelConfig& config, const GemmProblem& p) const {
   // The layout depends on alignment: the SIMT family may read unaligned operands from aligned
   // copies (simt_operand_copies), and a tf32x3 pre-pass writes one plane of an aligned K-major
-  // operand but two of an unaligned one (LaunchPlan::a_big_in_place). Enough for either.
-  ProblemKey key = make_problem_key(p);
-  auto bytes_at = [&](int vec) {
-    key.vec_a = key.vec_b = key.vec_c = vec;
+  // operand but two of an unaligned one (LaunchPlan::a_big_in_place). The leading dimensions
+  // set the widest vector width each operand can have; its base address may leave it 1. Enough
+  // for every combination the config runs.
+  const ProblemKey widest = make_problem_key(p);
+  auto bytes_of = [&](const ProblemKey& key) {
     return make_launch_plan(config, key, DeviceSlots{sm_count_, 0}).workspace.total_bytes;
   };
-  const size_t aligned = bytes_at(4);
-  key.vec_a = key.vec_b = key.vec_c = 1;
-  if (!rules_of(config).runs_in_place(config, key)) return aligned;  // a config that takes aligned operands only
-  return std::max(aligned, bytes_at(1));
+  size_t bytes = bytes_of(widest);  // throws, naming why, when the config cannot run `p` at all
+  for (int vec_a : {widest.vec_a, 1})
+    for (int vec_b : {widest.vec_b, 1})
+      for (int vec_c : {widest.vec_c, 1}) {
+        ProblemKey key = widest;
+        key.vec_a = vec_a, key.vec_b = vec_b, key.vec_c = vec_c;
+        if (rules_of(config).runs_in_place(config, key)) bytes = std::max(bytes, bytes_of(key));  // else refused
+      }
+  return bytes;
 }
 
 void GemmLauncher::launch(const cuda::Function& main, const KernelConfig& config, const GemmProblem& p, CUdeviceptr a,
