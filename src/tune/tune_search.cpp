@@ -124,6 +124,7 @@ class SearchRun {
         rank_candidates(result_.key, env_.configs, env_.device, {plan_.prune_ratio, settings_.priors, env_.kept});
     result_.candidates.resize(env_.configs.size());
     samples_.resize(env_.configs.size());
+    round_ends_.resize(env_.configs.size());
     pooled_ms_.resize(env_.configs.size());
     std::vector<size_t> order;
     for (const CandidateRank& r : ranking.order) {
@@ -326,8 +327,8 @@ class SearchRun {
       if (m.finalist) continue;
       m.timing = summarize(samples_[i]);
       if (result_.best() != nullptr && plan_.halving.halve)
-        m.detail = fmt::format("timed in {} round(s), not a finalist: {:.2f}x the winner's median", m.rounds,
-                               m.timing.median_ms / result_.best()->timing.median_ms);
+        m.detail = fmt::format("timed in {} round(s), not a finalist: {:.2f}x the winner's median in those rounds",
+                               m.rounds, m.timing.median_ms / winner_ms_in_rounds(round_ends_[i].size()));
     }
     if (result_.winner >= 0)
       result_.template_hash = queue.candidate(static_cast<size_t>(result_.winner)).rendered.template_hash;
@@ -352,8 +353,22 @@ class SearchRun {
     return v;
   }
 
+  // The winner's median over its runs of rounds 1 .. `rounds` (the rounds a candidate that was
+  // not a finalist ran in): a comparison on the same footing, since the final round's runs come
+  // later, when the GPU may run warmer or slower (H200: non-finalists once read 0.96x the
+  // winner's final-round median, having lost to it in every round they ran).
+  double winner_ms_in_rounds(size_t rounds) const {
+    const size_t w = static_cast<size_t>(result_.winner);
+    const std::vector<size_t>& ends = round_ends_[w];
+    if (ends.empty() || rounds == 0) return result_.best()->timing.median_ms;
+    const size_t end = ends[std::min(rounds, ends.size()) - 1];
+    return summarize(std::vector<double>(samples_[w].begin(), samples_[w].begin() + static_cast<std::ptrdiff_t>(end)))
+        .median_ms;
+  }
+
   void add_samples(size_t i, const TimingStats& timing) {
     samples_[i].insert(samples_[i].end(), timing.samples_ms.begin(), timing.samples_ms.end());
+    round_ends_[i].push_back(samples_[i].size());
     pooled_ms_[i] = samples_[i].empty() ? timing.median_ms : summarize(samples_[i]).median_ms;
   }
 
@@ -439,6 +454,7 @@ class SearchRun {
   std::unique_ptr<CandidateBench> bench_;
   std::vector<std::vector<double>> samples_;  // every run of each candidate before the final round
   std::vector<double> pooled_ms_;             // their median
+  std::vector<std::vector<size_t>> round_ends_;  // samples_[i].size() after each round it ran in
   std::vector<size_t> contenders_;            // verified, still in the race
   std::vector<size_t> assured_;               // priors and kept configs (a few): timed whatever the guesses say
   size_t order_size_ = 0;                     // candidates not pruned

@@ -349,6 +349,37 @@ TEST(TuneSearch, RoundOneTakesFewRunsAndLaterRoundsDoubleThemUpToTheFinal) {
   EXPECT_EQ(finalists, 8u);
 }
 
+// A GPU that runs slower by the final round (warmer, power-capped): the final round's runs (5
+// a pass) take 30% longer. A candidate that lost in the halving rounds is reported against the
+// winner's runs of the same rounds, never against its slower final-round median, which made
+// losers read faster than the winner (H200: "not a finalist: 0.96x the winner's median").
+TEST(TuneSearch, ACandidateThatWasNotAFinalistIsComparedOnTheRoundsItRan) {
+  const Scenario s(4096, 4096, 4096, Precision::TF32);
+  struct SlowerByTheFinal : FakeBench {
+    SlowerByTheFinal(FakeClock& c, std::map<std::string, FakeKernel> kernels)
+        : FakeBench(c, std::move(kernels), 0.02, 0.0) {}
+    BenchVerdict measure(const MeasureRequest& r) override {
+      slowdown = r.phase == MeasurePhase::Retime && r.runs == 5 ? 1.3 : 1.0;
+      return FakeBench::measure(r);
+    }
+  };
+  FakeClock clock;
+  const TuneResult result = search_with<SlowerByTheFinal>(s, clock, testing::fake_compile(clock, 0.0), budgeted(0), 2);
+  ASSERT_NE(result.best(), nullptr);
+  EXPECT_EQ(static_cast<size_t>(result.winner), s.fastest());
+  size_t reported = 0;
+  for (const CandidateMeasurement& m : result.candidates) {
+    const size_t at = m.detail.find("not a finalist: ");
+    if (at == std::string::npos) continue;
+    ++reported;
+    const double ratio = std::stod(m.detail.substr(at + 16));
+    // Noise-free timings: the winner is the fastest, so no loser may read faster than it.
+    EXPECT_GE(ratio, 1.0) << m.config.name() << ": " << m.detail;
+    EXPECT_NEAR(ratio, m.timing.median_ms / s.ms(static_cast<size_t>(result.winner)), 0.01) << m.detail;
+  }
+  EXPECT_GT(reported, 8u);
+}
+
 TEST(TuneSearch, AWrongResultNeverWins) {
   Scenario s(4096, 4096, 4096, Precision::TF32);
   const size_t fastest = s.fastest();
