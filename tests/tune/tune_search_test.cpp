@@ -209,15 +209,22 @@ TuneResult search_with(const Scenario& s, FakeClock& clock, CompileKernel compil
 // one finalist after another, the stretch fell on whichever was timed in it; in interleaved
 // passes it takes a fifth of each one's runs. Here the first request of the final round runs
 // 30% slow: the fastest finalist, timed first, still wins.
+// A bench whose requests run 30% slow where slow(request) says: a slow stretch of the GPU.
+struct SlowStretchBench : FakeBench {
+  SlowStretchBench(FakeClock& c, std::map<std::string, FakeKernel> kernels)
+      : FakeBench(c, std::move(kernels), 0.02, 0.0) {}
+  virtual bool slow(const MeasureRequest& r) = 0;
+  BenchVerdict measure(const MeasureRequest& r) override {
+    slowdown = slow(r) ? 1.3 : 1.0;
+    return FakeBench::measure(r);
+  }
+};
+
 TEST(TuneSearch, ASlowStretchInTheFinalRoundDoesNotDecideTheWinner) {
   const Scenario s(4096, 4096, 4096, Precision::TF32);
-  struct SlowFirstFinal : FakeBench {
-    SlowFirstFinal(FakeClock& c, std::map<std::string, FakeKernel> kernels)
-        : FakeBench(c, std::move(kernels), 0.02, 0.0) {}
-    BenchVerdict measure(const MeasureRequest& r) override {
-      slowdown = r.phase == MeasurePhase::Retime && retimes++ == 0 ? 1.3 : 1.0;
-      return FakeBench::measure(r);
-    }
+  struct SlowFirstFinal : SlowStretchBench {
+    using SlowStretchBench::SlowStretchBench;
+    bool slow(const MeasureRequest& r) override { return r.phase == MeasurePhase::Retime && retimes++ == 0; }
     int retimes = 0;
   };
   FakeClock clock;
@@ -355,13 +362,9 @@ TEST(TuneSearch, RoundOneTakesFewRunsAndLaterRoundsDoubleThemUpToTheFinal) {
 // losers read faster than the winner (H200: "not a finalist: 0.96x the winner's median").
 TEST(TuneSearch, ACandidateThatWasNotAFinalistIsComparedOnTheRoundsItRan) {
   const Scenario s(4096, 4096, 4096, Precision::TF32);
-  struct SlowerByTheFinal : FakeBench {
-    SlowerByTheFinal(FakeClock& c, std::map<std::string, FakeKernel> kernels)
-        : FakeBench(c, std::move(kernels), 0.02, 0.0) {}
-    BenchVerdict measure(const MeasureRequest& r) override {
-      slowdown = r.phase == MeasurePhase::Retime && r.runs == 5 ? 1.3 : 1.0;
-      return FakeBench::measure(r);
-    }
+  struct SlowerByTheFinal : SlowStretchBench {
+    using SlowStretchBench::SlowStretchBench;
+    bool slow(const MeasureRequest& r) override { return r.phase == MeasurePhase::Retime && r.runs == 5; }
   };
   FakeClock clock;
   const TuneResult result = search_with<SlowerByTheFinal>(s, clock, testing::fake_compile(clock, 0.0), budgeted(0), 2);
