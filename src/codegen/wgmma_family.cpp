@@ -404,6 +404,16 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_s
 
 }  // namespace
 
+WgmmaBigPlanes wgmma_big_planes_in_place(const KernelConfig& c, const ProblemKey& key) {
+  if (c.family() != KernelFamily::Wgmma || c.precision != Precision::TF32x3) return {};
+  const WgmmaParams& w = c.wgmma();
+  // The caller's operands as the kernel reads them: op(A) K-major when A is stored M x K, op(B)^T
+  // when B is stored N x K.
+  const bool a = key.trans_a == Op::N && key.structure_a == Structure::General && key.vec_a == 4;
+  const bool b = key.trans_b == Op::T && key.structure_b == Structure::General && key.vec_b == 4;
+  return {!w.a_in_registers() && (w.swap_ab ? b : a), w.b == WgmmaB::Planes && (w.swap_ab ? a : b)};
+}
+
 bool wgmma_dependent_launch(const KernelConfig& c, const KernelSpecialization& s) {
   const WgmmaParams& w = c.wgmma();
   const bool prepass = !w.a_in_registers() || w.b == WgmmaB::Planes;

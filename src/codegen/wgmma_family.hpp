@@ -62,6 +62,16 @@ WgmmaOperandMasks wgmma_operand_masks(const KernelConfig& c, const KernelSpecial
 // pre-pass's last waves need).
 bool wgmma_dependent_launch(const KernelConfig& c, const KernelSpecialization& s);
 
+// tf32x3: which of the kernel's pre-pass-fed operands (A' unless in registers, B' when from
+// planes) is its own big plane: a general operand stored K-major (A' = op(A) with trans_a = N,
+// or swapped op(B)^T with trans_b = T; B' likewise) with 16-byte aligned rows. The main kernel
+// reads it through a TFLOAT32 tensor map (the copy rounds to nearest even) and the pre-pass
+// writes its small plane alone (LaunchPlan::a_big_in_place, tf32/split_operand.cu SMALL_ONLY).
+struct WgmmaBigPlanes {
+  bool a = false, b = false;
+};
+WgmmaBigPlanes wgmma_big_planes_in_place(const KernelConfig& c, const ProblemKey& key);
+
 // setmaxnreg budgets the renderer writes into the prologue (PRODUCER_REGS, CONSUMER_REGS):
 // the producer warpgroup gives registers up, the consumers take 232 each (40 * 128 + 232 *
 // 256 <= 65536). At entry __launch_bounds__(384, 1) caps every thread at 168.

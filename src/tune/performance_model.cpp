@@ -233,7 +233,8 @@ double wgmma_stage_us(const KernelConfig& c, const DeviceModel& d) {
 
 // The persistent wgmma kernel: one CTA per SM walking tiles (or K pieces, or stream-K units);
 // the operand pre-pass and the split-K reduction beside it.
-TimeEstimate wgmma_estimate(const KernelConfig& c, const KernelShape& s, const DeviceModel& d) {
+TimeEstimate wgmma_estimate(const KernelConfig& c, const KernelShape& s, WgmmaBigPlanes in_place,
+                            const DeviceModel& d) {
   const WgmmaParams& w = c.wgmma();
   const int planes = c.precision == Precision::TF32x3 ? 2 : 1;
   const int unit_k = c.block_k * wgmma_group_stages(c);
@@ -254,11 +255,12 @@ TimeEstimate wgmma_estimate(const KernelConfig& c, const KernelShape& s, const D
       memory_floor_us(s, t, a_planes ? 4.0 * planes : 4, b_planes ? 4.0 * planes : 4, w.cluster, share, d, &l2_us);
   TimeEstimate e;
   e.kernel_us = overlap(busiest, l2_us, dram_us) + d.launch_us;
-  // The pre-pass reads each plane-fed operand and writes its planes; B converted in the kernel
-  // writes its plane from inside (no launch).
+  // The pre-pass reads each plane-fed operand and writes its planes (not a big plane read in
+  // place); B converted in the kernel writes its plane from inside (no launch).
   const double a_elems = static_cast<double>(s.m) * s.k, b_elems = static_cast<double>(s.k) * s.n;
+  const int a_written = planes - (in_place.a ? 1 : 0), b_written = planes - (in_place.b ? 1 : 0);
   const double prepass_bytes =
-      (a_planes ? a_elems * 4 * (1 + planes) : 0) + (b_planes ? b_elems * 4 * (1 + planes) : 0);
+      (a_planes ? a_elems * 4 * (1 + a_written) : 0) + (b_planes ? b_elems * 4 * (1 + b_written) : 0);
   if (prepass_bytes > 0) e.extra_us += prepass_bytes / per_us(d.dram_gbps) + d.launch_us;
   if (w.b == WgmmaB::Converted) e.kernel_us += b_elems * 8 * kConvertSlowdown / per_us(d.dram_gbps);
   if (c.split_k > 1) e.extra_us += split_reduction_us(s, c.split_k, d);
@@ -293,7 +295,7 @@ TimeEstimate estimate_time(const KernelConfig& config, const ProblemKey& key, co
       break;
     case KernelFamily::Wgmma:
       if (config.wgmma().swap_ab) shape = {key.n, key.m, key.k, shape.triangles.swapped()};
-      e = wgmma_estimate(config, shape, device);
+      e = wgmma_estimate(config, shape, wgmma_big_planes_in_place(config, key), device);
       break;
   }
   e.total_us = e.kernel_us + e.extra_us;

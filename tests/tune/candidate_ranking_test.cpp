@@ -9,6 +9,7 @@
 
 #include "codegen/candidate_space.hpp"
 #include "codegen/kernel_family.hpp"
+#include "codegen/wgmma_family.hpp"
 #include "tune/performance_model.hpp"
 
 namespace jitgemm {
@@ -156,6 +157,25 @@ TEST(PerformanceModel, PrefersWhatH200MeasurementsPrefer) {
   lower.fill = Fill::Lower;
   EXPECT_LT(estimate_time(simt, lower, kH200).total_us,
             0.5 * estimate_time(simt, key_of(4096, 4096, 4096, Precision::FP32), kH200).total_us);
+}
+
+// tf32x3 pre-passes write one plane of an aligned K-major general operand (its big plane is read
+// in place) and two of any other: the model charges what they write.
+TEST(PerformanceModel, APrePassThatWritesOnlyTheSmallPlaneCostsLess) {
+  const KernelConfig planes = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
+  const ProblemKey aligned = key_of(4096, 4096, 4096, Precision::TF32x3);  // NN: A in place
+  ProblemKey unaligned = aligned;
+  unaligned.vec_a = 1;
+  ASSERT_TRUE(wgmma_big_planes_in_place(planes, aligned).a);
+  ASSERT_FALSE(wgmma_big_planes_in_place(planes, unaligned).a);
+  const TimeEstimate in_place = estimate_time(planes, aligned, kH200), written = estimate_time(planes, unaligned, kH200);
+  EXPECT_EQ(in_place.kernel_us, written.kernel_us);  // the main kernel reads the same bytes
+  // One plane of 4096^2 floats (64 MB) fewer to write.
+  EXPECT_NEAR(written.extra_us - in_place.extra_us, 4.0 * 4096 * 4096 / (kH200.dram_gbps * 1e3), 1.0);
+  // tf32 (one plane, nothing to spare) and A in registers: no difference.
+  const KernelConfig tf32 = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8");
+  EXPECT_FALSE(wgmma_big_planes_in_place(tf32, key_of(4096, 4096, 4096, Precision::TF32)).a);
+  EXPECT_FALSE(wgmma_big_planes_in_place(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs"), aligned).a);
 }
 
 TEST(PerformanceModel, EveryCandidateOfTheReferenceShapesHasAFiniteEstimate) {
