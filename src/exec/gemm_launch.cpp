@@ -136,16 +136,16 @@ size_t GemmLauncher::workspace_bytes(const KernelConfig& config, const GemmProbl
   // set the widest vector width each operand can have; its base address may leave it 1. Enough
   // for every combination the config runs.
   const ProblemKey widest = make_problem_key(p);
-  auto bytes_of = [&](const ProblemKey& key) {
-    return make_launch_plan(config, key, DeviceSlots{sm_count_, 0}).workspace.total_bytes;
-  };
-  size_t bytes = bytes_of(widest);  // throws, naming why, when the config cannot run `p` at all
+  size_t bytes = 0;
+  bool first = true;  // the widest: planned whatever it reads, so that a config that cannot run `p` throws, naming why
   for (int vec_a : {widest.vec_a, 1})
     for (int vec_b : {widest.vec_b, 1})
       for (int vec_c : {widest.vec_c, 1}) {
         ProblemKey key = widest;
         key.vec_a = vec_a, key.vec_b = vec_b, key.vec_c = vec_c;
-        if (rules_of(config).runs_in_place(config, key)) bytes = std::max(bytes, bytes_of(key));  // else refused
+        if (first || rules_of(config).runs_in_place(config, key))  // else the launcher refuses it
+          bytes = std::max(bytes, make_launch_plan(config, key, DeviceSlots{sm_count_, 0}).workspace.total_bytes);
+        first = false;
       }
   return bytes;
 }

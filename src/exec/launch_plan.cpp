@@ -125,9 +125,10 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
   plan.plane_ld = (p.k + kPlaneAlign - 1) / kPlaneAlign * kPlaneAlign;
   plan.prepass_a = !w.a_in_registers();
   plan.prepass_b = w.b == WgmmaB::Planes;
-  const WgmmaBigPlanes in_place = wgmma_big_planes_in_place(c, p);  // general operands: never copied first
-  plan.a_big_in_place = in_place.a && plan.prepass_a && !plan.kernel_a.copied;
-  plan.b_big_in_place = in_place.b && plan.prepass_b && !plan.kernel_b.copied;
+  // Only pre-pass-fed operands qualify (the rule checks), and general ones are never copied first.
+  const WgmmaBigPlanes in_place = wgmma_big_planes_in_place(c, p);
+  plan.a_big_in_place = in_place.a && !plan.kernel_a.copied;
+  plan.b_big_in_place = in_place.b && !plan.kernel_b.copied;
   plan.main_dependent = wgmma_dependent_launch(c, specialization_of(p));
   const int slots = w.cluster > 1 && device.cluster_slots > 0 ? device.cluster_slots : device.sm_count;
   plan.main = launch_geometry(c, plan.kernel_a.rows, plan.kernel_b.rows, p.k, slots);
