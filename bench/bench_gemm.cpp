@@ -8,7 +8,7 @@
 // and both errors. Also writes bench/results/<gpu>.json (each row names its baseline). The
 // gradients of the reference Models are rows <id>_backward (their own section below).
 #include "dispatch_bench.hpp"
-#include "gpu_telemetry.hpp"
+#include "cuda/gpu_telemetry.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/chrono.h>
@@ -58,7 +58,7 @@ struct BenchRow {
   std::string baseline;  // "cublas_sgemm", "cublas_tf32", "cublas_strmm_tril", "cublas_tf32_tril"
   double jitgemm_ms = 0, baseline_ms = 0, relerr = 0, baseline_relerr = 0;
   int products = 1;  // products of the problem's size one timing covers (TFLOP/s): 2 for a gradient row
-  RowTelemetry telemetry;  // the GPU during jitgemm's timed runs
+  GpuConditions telemetry;  // the GPU during jitgemm's timed runs
   double tune_s = 0;       // the tuning of the record that served the row, as recorded; 0: none
   // Each side's median over the timings that followed the other side / itself (the order is
   // counterbalanced, measure_row): what the order moves, shown beside the medians of all.

@@ -22,6 +22,8 @@
 # ab-{base,tree}.json (the last round). A change to the host side too: AB_TREE instead, a whole
 # source tree to compare with (e.g. `git archive <rev> | tar -x -C .scratch/basetree` here and
 # carry .scratch), built here (about 70 s more) and its own jitgemm-bench run for the base side.
+# Configs instead: AB_RECORDS="<problems.json>=<config> ..." serves the tree side from a copy of
+# the database whose records for those problems are re-tuned with that config alone.
 # AB_SASS=1 adds the SASS of the kernels each side compiled (ab-<side>.sass in logs.tgz) and their
 # instruction counts (FFMA, LDS, LDGSTS, BAR, integer arithmetic, HGMMA, ...) per kernel.
 # sanitize: the small products of every kernel family (SanitizerSmoke) under compute-sanitizer
@@ -167,8 +169,21 @@ if only ab; then
     (cd "$AB_TREE" && JOBS=16 BUILD_TARGETS=jitgemm-bench bash scripts/build.sh) >"$out/build-base.log" 2>&1 ||
       { tail -40 "$out/build-base.log"; exit 1; }
     base_bench=$AB_TREE/build/jitgemm-bench what=builds
+  elif [[ -n "${AB_RECORDS:-}" ]]; then
+    # Records against records: the base side is served by the database as it is, the tree side
+    # by a copy in which each listed problem's record is re-tuned with the one config given
+    # (verified and timed like any tune), so two configs meet under the bench's conditions.
+    echo "== the tree side's records: $AB_RECORDS"
+    alt_dir=$(mktemp -d)
+    cp "$JITGEMM_TUNING_DB" "$alt_dir/jitgemm_tuning.json"
+    for entry in $AB_RECORDS; do
+      build/jitgemm-tune --problems "${entry%%=*}" --budget 0 --no-priors --jobs 16 --configs "${entry#*=}" \
+        --db "$alt_dir/replaced.json" 2>>"$out/tune-progress.log" | tail -3 || status=1
+    done
+    build/jitgemm-db merge "$alt_dir/jitgemm_tuning.json" "$alt_dir/replaced.json" || status=1
+    tree_db=$alt_dir/jitgemm_tuning.json what=records
   else
-    base="${AB_TEMPLATES:?ab needs AB_TEMPLATES (kernel templates) or AB_TREE (a source tree) to compare with}"
+    base="${AB_TEMPLATES:?ab needs AB_TEMPLATES (kernel templates), AB_TREE (a source tree) or AB_RECORDS to compare with}"
   fi
   rows="${AB_ROWS:-/fp32/}"
   sass_dir=$(mktemp -d)
@@ -185,7 +200,8 @@ if only ab; then
       dump="" cache="$JITGEMM_CACHE_DIR-ab"
       [[ -n "${AB_SASS:-}" ]] && cache="$sass_dir/cache"
       [[ -n "${AB_SASS:-}" && $round == 1 ]] && dump="$sass_dir/$side"
-      JITGEMM_DUMP_DIR=$dump JITGEMM_TEMPLATE_DIR=$dir JITGEMM_CACHE_DIR="$cache" \
+      db=$([[ $side == tree ]] && echo "${tree_db:-$JITGEMM_TUNING_DB}" || echo "$JITGEMM_TUNING_DB")
+      JITGEMM_TUNING_DB=$db JITGEMM_DUMP_DIR=$dump JITGEMM_TEMPLATE_DIR=$dir JITGEMM_CACHE_DIR="$cache" \
         JITGEMM_BENCH_RESULTS="$out/ab-$side.json" "$bin" --benchmark_filter="$rows" >"$out/ab-$side.log" 2>&1 || status=1
       echo "round $round $side: $(sed -n '/^problem /,/^host cost/p' "$out/ab-$side.log" | grep -vE "^(problem|host cost|$)" |
         awk '{printf "%s/%s %s ms (%s)  ", $1, $2, $3, $8}')"

@@ -25,6 +25,7 @@
 #include "cuda/context.hpp"
 #include "cuda/device_info.hpp"
 #include "cuda/driver_api.hpp"
+#include "cuda/gpu_telemetry.hpp"
 #include "database/default_database.hpp"
 #include "database/device_key.hpp"
 #include "database/environments.hpp"
@@ -209,7 +210,8 @@ TuningDatabase existing_database(const std::string& db_path) {
 }
 
 // Where one tuning's time went and what it left out, one line:
-//   "largeK tf32x3: 18.4 s of 20 s (setup 0.9, compile 15.2 (210 cpu), measure 6.1), 4 rounds; winner rank 3 of 260"
+//   "largeK tf32x3: 18.4 s of 20 s (setup 0.9, compile 15.2 (210 cpu), measure 6.1), 4 rounds; winner rank 3 of 260;
+//    final round at 1980 MHz, 358 W"
 std::string time_summary(const std::string& id, const TuneResult& r, double budget_s) {
   const TuneTimes& t = r.times;
   const std::string budget = budget_s > 0 ? fmt::format(" of {:g} s", budget_s) : " (exhaustive)";
@@ -220,6 +222,8 @@ std::string time_summary(const std::string& id, const TuneResult& r, double budg
   size_t ranked = 0;
   for (const CandidateMeasurement& c : r.candidates) ranked += c.rank >= 0;
   if (const CandidateMeasurement* best = r.best()) line += fmt::format("; winner rank {} of {}", best->rank + 1, ranked);
+  if (const GpuConditions& gpu = r.final_round_gpu; gpu.samples > 0)
+    line += fmt::format("; final round at {:.0f} MHz, {:.0f} W", gpu.sm_clock_mhz, gpu.power_w);
   return line;
 }
 
@@ -242,6 +246,7 @@ int run_gpu(const Options& o, std::vector<TuneJob> jobs, const Compiler& compile
   int written = 0;  // records saved so far: each as its problem finishes
   std::vector<std::string> incidents;  // candidates that faulted or hung, with what happened
   std::vector<std::string> summaries;  // where each tuning's time went
+  std::vector<std::string> throttled;  // tunings whose final round ran slowed (power cap, heat)
   // Kept current through the run: a problem tuned later takes the winners of those tuned before
   // it as priors (a re-tune after a template change finds a new config for one problem, and its
   // siblings tuned after it try that config first).
@@ -273,6 +278,10 @@ int run_gpu(const Options& o, std::vector<TuneJob> jobs, const Compiler& compile
     const std::string other_text = other_counts.empty() ? "-" : fmt::format("{}", fmt::join(other_counts, ", "));
     const std::string tune_s = fmt::format("{:.1f}", result.times.total_s);
     summaries.push_back(time_summary(np.id, result, settings.search == TuneSearch::Budgeted ? settings.budget_s : 0));
+    if (const std::string slowed = describe_slowdown(result.final_round_gpu); !slowed.empty())
+      throttled.push_back(fmt::format("{} {}: the final round ran {}: its times are high, and configs apart on a cool "
+                                      "card may have read alike (re-tune it on a cool card to be sure)",
+                                      printable(np.id), to_string(np.problem.precision), slowed));
     const auto* best = result.best();
     if (best == nullptr) {
       table.add_row({np.id, std::string(to_string(np.problem.precision)), "-",
@@ -298,6 +307,7 @@ int run_gpu(const Options& o, std::vector<TuneJob> jobs, const Compiler& compile
   fmt::print("\n{}", table.render());
   for (const std::string& line : summaries) fmt::print("time: {}\n", line);
   for (const std::string& line : incidents) fmt::print("isolated: {}\n", line);
+  for (const std::string& line : throttled) fmt::print("throttled: {}\n", line);
   if (written > 0) fmt::print("wrote {} record(s) to {}, each as its problem finished\n", written, db_path);
   return 0;
 }

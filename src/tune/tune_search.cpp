@@ -35,6 +35,22 @@ constexpr size_t kScreenedBeforeStopping = 3;  // round 1 screens at least this 
 // ran 1.243 ms in the bench, against 1.030 for the one it passed over.
 constexpr int kFinalPasses = 5;
 
+// The GPU's clock and power sampled while it lives (SearchEnvironment::record_gpu).
+class GpuRecording {
+ public:
+  explicit GpuRecording(const std::function<void(bool)>& record) : record_(record) {
+    if (record_) record_(true);
+  }
+  ~GpuRecording() {
+    if (record_) record_(false);
+  }
+  GpuRecording(const GpuRecording&) = delete;
+  GpuRecording& operator=(const GpuRecording&) = delete;
+
+ private:
+  const std::function<void(bool)>& record_;
+};
+
 // Each finalist's runs in one pass of a final round of `runs` runs (it gets at least `runs`).
 int final_pass_runs(int runs) { return (runs + kFinalPasses - 1) / kFinalPasses; }
 
@@ -255,6 +271,7 @@ class SearchRun {
   // The final round in kFinalPasses interleaved passes (see kFinalPasses): the warm-up in the
   // first, one warm-up run in each later one; a finalist's timing pools all its passes.
   void time_final_round(const CompileQueue& queue, const HalvingRound& round) {
+    const GpuRecording recording(env_.record_gpu);
     std::vector<size_t> timed_in_turn = round.candidates;  // fastest first, as the round lists them
     std::map<size_t, TimingStats> pooled;
     const size_t requests = timed_in_turn.size() * kFinalPasses;

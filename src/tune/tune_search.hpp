@@ -31,6 +31,9 @@ struct SearchEnvironment {
   TuningClock clock;
   DeviceModel device;
   std::vector<KernelConfig> kept;  // never pruned (the untuned default)
+  // Called with true as the final round starts and with false when it ends (tune_problem
+  // samples the GPU's clock and power over it: TuneResult::final_round_gpu); may be empty.
+  std::function<void(bool)> record_gpu;
 };
 
 // As tune_problem: every config ends with an outcome, the best final median wins, a broken

@@ -8,6 +8,7 @@
 #include "codegen/template_store.hpp"
 #include "compile/compiler.hpp"
 #include "cuda/device_info.hpp"
+#include "cuda/gpu_telemetry.hpp"
 #include "exec/compiled_module.hpp"
 #include "jitgemm/error.hpp"
 #include "problem/gemm_work.hpp"
@@ -50,7 +51,12 @@ TuneResult tune_problem(const GemmProblem& problem, const cuda::DeviceInfo& devi
   env.clock = steady_seconds();
   env.device = DeviceModel::hopper(device.sm_count);
   env.kept = {untuned_config(key)};
-  return run_tune_search(problem, env, settings, progress);
+  GpuTelemetry telemetry(device.ordinal);
+  telemetry.start();
+  env.record_gpu = [&telemetry](bool on) { telemetry.record(on); };
+  TuneResult result = run_tune_search(problem, env, settings, progress);
+  result.final_round_gpu = telemetry.stop();
+  return result;
 }
 
 }  // namespace jitgemm

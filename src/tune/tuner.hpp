@@ -21,6 +21,7 @@
 
 #include "codegen/kernel_config.hpp"
 #include "compile/resource_report.hpp"
+#include "cuda/gpu_telemetry.hpp"
 #include "jitgemm/problem.hpp"
 #include "problem/problem_key.hpp"
 #include "tune/candidate_outcome.hpp"
@@ -66,6 +67,10 @@ struct TuneResult {
   std::string template_hash;  // of the winner's template (else the first candidate's)
   TuneTimes times;
   int rounds = 0;             // timing rounds: 1 the screening, the last one the finalists
+  // The GPU while the final round ran (NVML; samples = 0 without it): a round slowed by the
+  // power cap or heat times every finalist slow, and configs far apart on a cool card can then
+  // read alike (describe_slowdown says so).
+  GpuConditions final_round_gpu;
   const CandidateMeasurement* best() const { return winner >= 0 ? &candidates[static_cast<size_t>(winner)] : nullptr; }
 };
 

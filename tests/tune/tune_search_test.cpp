@@ -84,6 +84,9 @@ struct SearchRun {
   TuneResult result;
 
   testing::CompilePacing pacing;  // compiles keep pace with measurements (see fake_tuning.hpp)
+  // SearchEnvironment::record_gpu: each call's argument, and whether it was on at each request.
+  std::vector<bool> gpu_recording_calls;
+  std::vector<bool> gpu_recorded;
 
   // `late`: the kernels whose name holds it compile 50 ms (real time) late, so that others are
   // compiled and timed before them.
@@ -98,9 +101,10 @@ struct SearchRun {
         return compile(kernel);
       };
     env.make_bench = [&](const BenchSettings&) {
-      auto b = std::make_unique<RecordingBench>(clock, s.kernels, overhead_s, noise, requests, pacing);
+      auto b = std::make_unique<RecordingBench>(clock, s.kernels, overhead_s, noise, requests, pacing, *this);
       return std::unique_ptr<CandidateBench>(std::move(b));
     };
+    env.record_gpu = [this](bool on) { gpu_recording_calls.push_back(on); };
     if (settings.jobs == 0) settings.jobs = 2;
     result = run_tune_search(s.problem, env, settings);
   }
@@ -108,15 +112,17 @@ struct SearchRun {
   // A FakeBench that leaves its request log behind when the search drops it.
   struct RecordingBench : FakeBench {
     RecordingBench(FakeClock& c, std::map<std::string, FakeKernel> k, double o, double n,
-                   std::vector<FakeBench::Request>& out, testing::CompilePacing& pacing)
-        : FakeBench(c, std::move(k), o, n), out_(out), pacing_(pacing) {}
+                   std::vector<FakeBench::Request>& out, testing::CompilePacing& pacing, SearchRun& run)
+        : FakeBench(c, std::move(k), o, n), out_(out), pacing_(pacing), run_(run) {}
     ~RecordingBench() override { out_ = requests; }
     BenchVerdict measure(const MeasureRequest& r) override {
       ++pacing_.measures;
+      run_.gpu_recorded.push_back(!run_.gpu_recording_calls.empty() && run_.gpu_recording_calls.back());
       return FakeBench::measure(r);
     }
     std::vector<FakeBench::Request>& out_;
     testing::CompilePacing& pacing_;
+    SearchRun& run_;
   };
 
   size_t count(CandidateOutcome outcome) const {
@@ -354,6 +360,22 @@ TEST(TuneSearch, RoundOneTakesFewRunsAndLaterRoundsDoubleThemUpToTheFinal) {
     EXPECT_EQ(m.timing.runs, 25) << m.config.name();
   }
   EXPECT_EQ(finalists, 8u);
+}
+
+// The tuner samples the GPU's clock and power over the final round (TuneResult::final_round_gpu),
+// and over nothing else: the search turns the recording on before the final round's first
+// request and off after its last, once each.
+TEST(TuneSearch, TheGpuIsRecordedOverTheFinalRoundAlone) {
+  const Scenario s(4096, 4096, 4096, Precision::TF32);
+  for (const TuneSettings& settings : {budgeted(0), exhaustive()}) {
+    const SearchRun run(s, settings);
+    ASSERT_EQ(run.gpu_recorded.size(), run.requests.size());
+    EXPECT_EQ(run.gpu_recording_calls, (std::vector<bool>{true, false}));
+    const size_t final_requests = 8 * 5;  // 8 finalists, 5 passes
+    ASSERT_GT(run.requests.size(), final_requests);
+    for (size_t k = 0; k < run.requests.size(); ++k)
+      EXPECT_EQ(run.gpu_recorded[k], k >= run.requests.size() - final_requests) << "request " << k;
+  }
 }
 
 // A GPU that runs slower by the final round (warmer, power-capped): the final round's runs (5

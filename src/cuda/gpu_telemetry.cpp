@@ -1,4 +1,4 @@
-#include "gpu_telemetry.hpp"
+#include "cuda/gpu_telemetry.hpp"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -36,6 +36,17 @@ struct GpuTelemetry::Nvml {
   nvmlReturn (*temperature)(nvmlDevice, int, unsigned*) = nullptr;
   nvmlReturn (*reasons)(nvmlDevice, unsigned long long*) = nullptr;
 };
+
+std::string describe_slowdown(const GpuConditions& c) {
+  if (c.samples == 0 || std::max(c.power_capped, c.thermal_or_hw) < kThrottledShare) return "";
+  const std::string cause = c.power_capped >= c.thermal_or_hw
+                                ? fmt::format("the software power cap in {:.0f}%", 100 * c.power_capped)
+                                : fmt::format("a hardware or thermal slowdown in {:.0f}%", 100 * c.thermal_or_hw);
+  return fmt::format("slowed by {} of {} samples (SM clock {:.0f} MHz median, {:.0f} lowest; {:.0f} W median of "
+                     "{:.0f} W; {:.0f} C at most)",
+                     cause, c.samples, c.sm_clock_mhz, c.min_sm_clock_mhz, c.power_w, c.power_limit_w,
+                     c.max_temperature_c);
+}
 
 GpuTelemetry::GpuTelemetry(int cuda_device) {
   void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -110,8 +121,8 @@ void GpuTelemetry::start() {
   });
 }
 
-RowTelemetry GpuTelemetry::stop() {
-  RowTelemetry t;
+GpuConditions GpuTelemetry::stop() {
+  GpuConditions t;
   if (!running_) return t;
   running_ = false;
   recording_ = false;

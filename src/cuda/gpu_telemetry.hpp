@@ -1,13 +1,14 @@
-// The GPU's SM clock, power and temperature while jitgemm's runs of a bench row execute, read
-// through NVML (libnvidia-ml.so.1, opened at run time like libcuda): between start() and stop()
-// a thread samples every 2 ms while recording is on (the row turns it on around jitgemm's runs
-// only, not the baseline's). Answers whether a kernel ran at full clock or under the power cap
-// (NVML's clock event reasons: software power cap, hardware slowdown, thermal slowdowns).
+// gpu_telemetry.hpp — the GPU's SM clock, power and temperature while timed runs execute,
+// read through NVML (libnvidia-ml.so.1, opened at run time like libcuda): between start() and
+// stop() a thread samples every 2 ms while recording is on. Says whether a kernel ran at full
+// clock or slowed (NVML's clock event reasons: software power cap, hardware slowdown, thermal
+// slowdowns). The bench records it around jitgemm's runs of each row; the tuner around its
+// final round (TuneResult::final_round_gpu).
 //
-//   GpuTelemetry telemetry(device_ordinal);    // unavailable(): no NVML, rows say so
+//   GpuTelemetry telemetry(device_ordinal);    // unavailable(): no NVML, nothing is sampled
 //   telemetry.start();
-//   telemetry.record(true);  ... jitgemm's timed run ...  telemetry.record(false);
-//   RowTelemetry t = telemetry.stop();
+//   telemetry.record(true);  ... timed runs ...  telemetry.record(false);
+//   GpuConditions c = telemetry.stop();
 #pragma once
 
 #include <atomic>
@@ -19,8 +20,8 @@
 
 namespace jitgemm {
 
-struct RowTelemetry {
-  int samples = 0;            // 0: NVML unavailable or the row was too short to sample
+struct GpuConditions {
+  int samples = 0;            // 0: NVML unavailable or nothing recorded long enough to sample
   double sm_clock_mhz = 0;    // median
   double min_sm_clock_mhz = 0;
   double power_w = 0;         // median
@@ -30,6 +31,14 @@ struct RowTelemetry {
   double power_capped = 0;    // share of samples slowed by the software power cap
   double thermal_or_hw = 0;   // share slowed by a hardware slowdown or a thermal limit
 };
+
+// A share of slowed samples at or above which a timing is called throttled.
+inline constexpr double kThrottledShare = 0.25;
+
+// "" when the GPU ran unslowed (or nothing was sampled); else one line saying how it ran:
+// "slowed by the software power cap in 80% of 412 samples (SM clock 1965 MHz median, 1755 lowest;
+// 530 W median of 700 W; 42 C at most)".
+std::string describe_slowdown(const GpuConditions& c);
 
 class GpuTelemetry {
  public:
@@ -42,7 +51,7 @@ class GpuTelemetry {
   const std::string& unavailable() const noexcept { return unavailable_; }
   void start();
   void record(bool on) noexcept { recording_ = on; }
-  RowTelemetry stop();
+  GpuConditions stop();
 
  private:
   struct Sample {

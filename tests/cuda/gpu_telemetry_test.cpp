@@ -1,0 +1,43 @@
+// What the tuner and the bench say about the GPU's state over timed runs (no device needed:
+// the conditions are given; GpuTelemetry's sampling itself runs in the GPU tests' tunes).
+#include "cuda/gpu_telemetry.hpp"
+
+#include <gtest/gtest.h>
+
+namespace jitgemm {
+namespace {
+
+GpuConditions sampled(double power_capped, double thermal_or_hw) {
+  GpuConditions c;
+  c.samples = 400;
+  c.sm_clock_mhz = 1965;
+  c.min_sm_clock_mhz = 1755;
+  c.power_w = 530.4;
+  c.max_power_w = 631;
+  c.power_limit_w = 700;
+  c.max_temperature_c = 42;
+  c.power_capped = power_capped;
+  c.thermal_or_hw = thermal_or_hw;
+  return c;
+}
+
+TEST(DescribeSlowdown, NothingToSayWithoutSamplesOrBelowAQuarterOfThem) {
+  EXPECT_EQ(describe_slowdown(GpuConditions{}), "");
+  GpuConditions unsampled = sampled(1.0, 1.0);
+  unsampled.samples = 0;
+  EXPECT_EQ(describe_slowdown(unsampled), "");
+  EXPECT_EQ(describe_slowdown(sampled(0, 0)), "");
+  EXPECT_EQ(describe_slowdown(sampled(0.24, 0.2)), "");
+}
+
+TEST(DescribeSlowdown, NamesTheCauseOfMostSamplesAndHowTheGpuRan) {
+  EXPECT_EQ(describe_slowdown(sampled(0.8, 0.1)),
+            "slowed by the software power cap in 80% of 400 samples (SM clock 1965 MHz median, 1755 lowest; "
+            "530 W median of 700 W; 42 C at most)");
+  EXPECT_EQ(describe_slowdown(sampled(0.0, 0.25)),
+            "slowed by a hardware or thermal slowdown in 25% of 400 samples (SM clock 1965 MHz median, 1755 "
+            "lowest; 530 W median of 700 W; 42 C at most)");
+}
+
+}  // namespace
+}  // namespace jitgemm
