@@ -7,7 +7,8 @@
 # from this machine's, e.g. after a kernel template changed (jitgemm-tune --stale, budget
 # ${STALE_BUDGET:-12} s each, the old configs first as priors).
 # budget: cold tunes of the reference problems with --budget ${BUDGET:-20} (empty cache and
-# database), then the bench's reference rows served by those records and by the shipped ones.
+# database), then the bench's reference rows (BUDGET_ROWS, a regular expression, to take fewer)
+# served by those records and by the shipped ones.
 # reliability: 20 rounds of tuning against planted bad candidates (tests/gpu/isolated_tuning_test.cpp).
 # profile: Nsight Compute on the bench rows matching PROFILE_ROWS (default: the fp32 4096^3 NN
 # and NT rows), jitgemm's kernel and cuBLAS's side by side; details in profile.txt, the
@@ -260,7 +261,7 @@ if only budget; then
     echo "$mode: the reference problems tuned in $((SECONDS - started)) s wall"
   done
   tail -3 "$out/budget-progress.log"
-  rows='^(largeK|symmetric|lowertri|transA)/'
+  rows="${BUDGET_ROWS:-^(largeK|symmetric|lowertri|transA)/}"
   # Their results go to budget-rows-<records>.json ("tune s": the cold tune that chose each
   # budgeted record), not over bench/results/<gpu>.json.
   for db in "$bdir/budget.json" "$JITGEMM_TUNING_DB"; do

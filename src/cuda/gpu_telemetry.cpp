@@ -39,12 +39,14 @@ struct GpuTelemetry::Nvml {
 
 std::string describe_slowdown(const GpuConditions& c) {
   if (c.samples == 0 || std::max(c.power_capped, c.thermal_or_hw) < kThrottledShare) return "";
+  if (c.max_sm_clock_mhz > 0 && c.sm_clock_mhz >= kThrottledClock * c.max_sm_clock_mhz) return "";
   const std::string cause = c.power_capped >= c.thermal_or_hw
                                 ? fmt::format("the software power cap in {:.0f}%", 100 * c.power_capped)
                                 : fmt::format("a hardware or thermal slowdown in {:.0f}%", 100 * c.thermal_or_hw);
-  return fmt::format("slowed by {} of {} samples (SM clock {:.0f} MHz median, {:.0f} lowest; {:.0f} W median of "
+  const std::string of_max = c.max_sm_clock_mhz > 0 ? fmt::format(" of {:.0f}", c.max_sm_clock_mhz) : "";
+  return fmt::format("slowed by {} of {} samples (SM clock {:.0f} MHz median{}, {:.0f} lowest; {:.0f} W median of "
                      "{:.0f} W; {:.0f} C at most)",
-                     cause, c.samples, c.sm_clock_mhz, c.min_sm_clock_mhz, c.power_w, c.power_limit_w,
+                     cause, c.samples, c.sm_clock_mhz, of_max, c.min_sm_clock_mhz, c.power_w, c.power_limit_w,
                      c.max_temperature_c);
 }
 
@@ -60,6 +62,7 @@ GpuTelemetry::GpuTelemetry(int cuda_device) {
   auto init = reinterpret_cast<nvmlReturn (*)()>(sym("nvmlInit_v2"));
   auto by_bus = reinterpret_cast<nvmlReturn (*)(const char*, nvmlDevice*)>(sym("nvmlDeviceGetHandleByPciBusId_v2"));
   auto limit = reinterpret_cast<nvmlReturn (*)(nvmlDevice, unsigned*)>(sym("nvmlDeviceGetEnforcedPowerLimit"));
+  auto max_clock = reinterpret_cast<nvmlReturn (*)(nvmlDevice, int, unsigned*)>(sym("nvmlDeviceGetMaxClockInfo"));
   nvml->shutdown = reinterpret_cast<nvmlReturn (*)()>(sym("nvmlShutdown"));
   nvml->clock = reinterpret_cast<nvmlReturn (*)(nvmlDevice, int, unsigned*)>(sym("nvmlDeviceGetClockInfo"));
   nvml->power = reinterpret_cast<nvmlReturn (*)(nvmlDevice, unsigned*)>(sym("nvmlDeviceGetPowerUsage"));
@@ -88,6 +91,8 @@ GpuTelemetry::GpuTelemetry(int cuda_device) {
     dlclose(lib);
     return;
   }
+  // Optional: without it a slowdown is judged by NVML's reasons alone.
+  if (max_clock == nullptr || max_clock(nvml->device, kClockSm, &max_sm_clock_mhz_) != 0) max_sm_clock_mhz_ = 0;
   nvml_ = nvml.release();
 }
 
@@ -140,6 +145,7 @@ GpuConditions GpuTelemetry::stop() {
   t.samples = static_cast<int>(samples_.size());
   t.sm_clock_mhz = median_of(clock);
   t.min_sm_clock_mhz = *std::min_element(clock.begin(), clock.end());
+  t.max_sm_clock_mhz = max_sm_clock_mhz_;
   t.power_w = median_of(power);
   t.max_power_w = *std::max_element(power.begin(), power.end());
   t.power_limit_w = power_limit_mw_ / 1000.0;

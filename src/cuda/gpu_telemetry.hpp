@@ -24,6 +24,7 @@ struct GpuConditions {
   int samples = 0;            // 0: NVML unavailable or nothing recorded long enough to sample
   double sm_clock_mhz = 0;    // median
   double min_sm_clock_mhz = 0;
+  double max_sm_clock_mhz = 0; // the card's highest SM clock (0: not known)
   double power_w = 0;         // median
   double max_power_w = 0;
   double power_limit_w = 0;   // the enforced limit
@@ -32,12 +33,15 @@ struct GpuConditions {
   double thermal_or_hw = 0;   // share slowed by a hardware slowdown or a thermal limit
 };
 
-// A share of slowed samples at or above which a timing is called throttled.
+// A share of slowed samples at or above which, with a median SM clock under kThrottledClock of
+// the card's highest, a timing is called throttled. (NVML flags the power cap at 1965 MHz of
+// 1980 too, 466 W of 700, which costs nothing.)
 inline constexpr double kThrottledShare = 0.25;
+inline constexpr double kThrottledClock = 0.98;
 
 // "" when the GPU ran unslowed (or nothing was sampled); else one line saying how it ran:
-// "slowed by the software power cap in 80% of 412 samples (SM clock 1965 MHz median, 1755 lowest;
-// 530 W median of 700 W; 42 C at most)".
+// "slowed by the software power cap in 80% of 412 samples (SM clock 1725 MHz median of 1980,
+// 1680 lowest; 695 W median of 700 W; 52 C at most)".
 std::string describe_slowdown(const GpuConditions& c);
 
 class GpuTelemetry {
@@ -64,6 +68,7 @@ class GpuTelemetry {
   Nvml* nvml_ = nullptr;  // the loaded library's entry points and the device handle
   std::string unavailable_;
   unsigned power_limit_mw_ = 0;
+  unsigned max_sm_clock_mhz_ = 0;
   std::atomic<bool> running_{false}, recording_{false};
   std::thread sampler_;
   std::mutex mutex_;

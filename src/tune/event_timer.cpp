@@ -1,7 +1,9 @@
 #include "tune/event_timer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "cuda/driver_api.hpp"
 
@@ -28,7 +30,7 @@ TimingStats summarize(std::vector<double> samples_ms) {
 EventTimer::EventTimer(size_t l2_bytes) : flush_buffer_(std::max<size_t>(2 * l2_bytes, 1 << 20)) {}
 
 TimingStats EventTimer::time(const std::function<void(CUstream)>& launch, CUstream stream, int warmup_runs,
-                             int timed_runs) {
+                             int timed_runs, double idle_ratio) {
   const auto& cu = cuda::driver();
   for (int i = 0; i < warmup_runs; ++i) launch(stream);
   std::vector<double> samples;
@@ -42,6 +44,8 @@ TimingStats EventTimer::time(const std::function<void(CUstream)>& launch, CUstre
     stop_.record(stream);
     stop_.synchronize();
     samples.push_back(cuda::elapsed_ms(start_, stop_));
+    if (idle_ratio > 0)
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(idle_ratio * samples.back()));
   }
   return summarize(std::move(samples));
 }

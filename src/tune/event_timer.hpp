@@ -31,9 +31,10 @@ class EventTimer {
   explicit EventTimer(size_t l2_bytes);
 
   // Runs `launch(stream)` warmup_runs times, then timed_runs times with an L2 flush
-  // before each; synchronizes the stream. Launch errors propagate.
+  // before each; synchronizes the stream. After each timed run the GPU is left idle (the host
+  // sleeps) idle_ratio times that run's time. Launch errors propagate.
   TimingStats time(const std::function<void(CUstream)>& launch, CUstream stream, int warmup_runs,
-                   int timed_runs);
+                   int timed_runs, double idle_ratio = 0);
 
  private:
   cuda::DeviceBuffer flush_buffer_;

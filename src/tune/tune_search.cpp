@@ -326,7 +326,8 @@ class SearchRun {
   std::optional<TimingStats> retime(const CompileQueue& queue, const HalvingRound& round, size_t i, int warmup,
                                     int runs) {
     CandidateMeasurement& m = result_.candidates[i];
-    const BenchVerdict v = measure(i, queue.candidate(i), MeasurePhase::Retime, warmup, runs);
+    const BenchVerdict v = measure(i, queue.candidate(i), MeasurePhase::Retime, warmup, runs,
+                                   round.final ? std::max(0.0, settings_.final_round_idle) : 0.0);
     m.rounds = round.round;
     m.finalist = m.finalist || round.final;
     if (v.outcome == CandidateOutcome::Ok) return v.timing;
@@ -358,8 +359,9 @@ class SearchRun {
     report_.report(TuneProgress::Phase::Done, result_.candidates.size(), result_.candidates.size(), "", result_.rounds);
   }
 
-  BenchVerdict measure(size_t i, const CompiledCandidate& c, MeasurePhase phase, int warmup, int runs) {
-    MeasureRequest r{i, &c.config, &c.outcome.kernel, phase, warmup, runs, 0};
+  BenchVerdict measure(size_t i, const CompiledCandidate& c, MeasurePhase phase, int warmup, int runs,
+                       double idle_ratio = 0) {
+    MeasureRequest r{i, &c.config, &c.outcome.kernel, phase, warmup, runs, 0, idle_ratio};
     r.watchdog_ms = std::max(kMinWatchdogMs, kWatchdogFactor * best_known_ms() * launches_of(r));
     const double start_s = budget_.now_s();
     const BenchVerdict v = bench_->measure(r);
@@ -414,8 +416,10 @@ class SearchRun {
   double run_cost_s(double median_ms, int runs) const {
     if (runs < plan_.halving.timing_runs) return budget_.retime_cost_s(median_ms, 1 + 1 + runs);
     const int per_pass = final_pass_runs(runs);
+    const double idle_s = std::max(0.0, settings_.final_round_idle) * kFinalPasses * per_pass * median_ms / 1000;
     return budget_.retime_cost_s(median_ms, 1 + settings_.warmup_runs + per_pass) +
-           (kFinalPasses - 1) * budget_.retime_cost_s(median_ms, 1 + std::min(1, settings_.warmup_runs) + per_pass);
+           (kFinalPasses - 1) * budget_.retime_cost_s(median_ms, 1 + std::min(1, settings_.warmup_runs) + per_pass) +
+           idle_s;
   }
   double screen_cost_s() const {
     return budget_.measure_cost_s(guess_median_ms(), 1 + plan_.first_warmup + plan_.halving.first_runs);

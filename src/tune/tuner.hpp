@@ -91,6 +91,11 @@ struct TuneSettings {
   int first_runs = 2;       // Budgeted: round 1, every verified candidate (after one warm-up run)
   int finalists = 8;        // timed with timing_runs at the end
   int timing_runs = 25;     // median of these (>= 20) decides the winner
+  // After each timed run of the final round the GPU is left idle this many times the run's
+  // time (0: back to back). Timed back to back, tf32x3 finalists held an H200 at its 700 W
+  // power cap (SM clock 1650-1920 MHz against 1980) and ranked as they do not run on a card
+  // that is not held there (README, "Budgeted tuning").
+  double final_round_idle = 1.0;
   uint64_t seed = 0;        // 0: fresh from the clock
   TuneIsolation isolation = TuneIsolation::Worker;
   TuneSearch search = TuneSearch::Budgeted;

@@ -188,7 +188,7 @@ struct LocalBench::State {
       BenchVerdict v = r.phase == MeasurePhase::Screen || first_sight ? verify(cand) : BenchVerdict{};
       if (v.outcome != CandidateOutcome::Ok) return v;
       v.timing = timer.time([&](CUstream s) { cand.launch(problem, s); }, stream.get(), std::max(0, r.warmup_runs),
-                            std::max(1, r.runs));
+                            std::max(1, r.runs), r.idle_ratio);
       return v;
     } catch (const CudaError& e) {
       // A fault is sticky: the context is lost whatever the code says when it cannot sync.

@@ -51,6 +51,7 @@ struct MeasureRequest {
   int warmup_runs = 3;     // untimed launches before the timed ones
   int runs = 5;            // timed launches (each after an L2 flush); the verdict's median is theirs
   double watchdog_ms = 0;  // a worker bench gives up on the candidate after this long
+  double idle_ratio = 0;   // after each timed run the GPU idles this many times its time
 };
 
 // What one measurement found. Ok: verified, and `timing` holds the phase's runs.

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -115,6 +116,7 @@ json measure_message(const MeasureRequest& r) {
           {"phase", kPhaseNames[static_cast<int>(r.phase)]},
           {"warmup_runs", r.warmup_runs},
           {"runs", r.runs},
+          {"idle_ratio", r.idle_ratio},
           {"config", r.config->name()},  // KernelConfig::parse reads it back
           {"kernel_name", k.kernel_name},
           {"lowered_name", k.lowered_name},
@@ -128,6 +130,9 @@ OwnedRequest parse_measure(const json& m) {
   r.phase = parse_phase(m.at("phase").get<std::string>());
   r.warmup_runs = parse_runs(m, "warmup_runs", 0);
   r.runs = parse_runs(m, "runs", 1);
+  r.idle_ratio = m.at("idle_ratio").get<double>();
+  if (!std::isfinite(r.idle_ratio) || r.idle_ratio < 0 || r.idle_ratio > 100)
+    throw Error(fmt::format("tuning worker protocol: idle_ratio={} is outside 0..100", r.idle_ratio));
   r.config = KernelConfig::parse(m.at("config").get<std::string>());
   r.kernel.kernel_name = m.at("kernel_name").get<std::string>();
   r.kernel.lowered_name = m.at("lowered_name").get<std::string>();

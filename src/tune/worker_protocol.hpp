@@ -40,7 +40,8 @@ struct OwnedRequest {
   MeasurePhase phase = MeasurePhase::Screen;
   int warmup_runs = 0;
   int runs = 1;
-  MeasureRequest view() const { return {index, &config, &kernel, phase, warmup_runs, runs, 0}; }
+  double idle_ratio = 0;
+  MeasureRequest view() const { return {index, &config, &kernel, phase, warmup_runs, runs, 0, idle_ratio}; }
 };
 
 json setup_message(const WorkerSetup& setup);

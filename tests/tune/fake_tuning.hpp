@@ -51,6 +51,7 @@ class FakeBench : public CandidateBench {
     std::string config;
     MeasurePhase phase;
     int warmup_runs, runs;
+    double idle_ratio;
   };
 
   FakeBench(FakeClock& clock, std::map<std::string, FakeKernel> kernels, double overhead_s, double noise,
@@ -66,10 +67,10 @@ class FakeBench : public CandidateBench {
 
   BenchVerdict measure(const MeasureRequest& r) override {
     const std::string name = r.config->name();
-    requests.push_back({r.index, name, r.phase, r.warmup_runs, r.runs});
+    requests.push_back({r.index, name, r.phase, r.warmup_runs, r.runs, r.idle_ratio});
     const auto it = kernels_.find(name);
     const FakeKernel kernel = it != kernels_.end() ? it->second : FakeKernel{};
-    clock_.advance(overhead_s_ + launches_of(r) * kernel.ms / 1000);
+    clock_.advance(overhead_s_ + (launches_of(r) + r.runs * r.idle_ratio) * kernel.ms / 1000);
     BenchVerdict v;
     if (r.phase == MeasurePhase::Screen && kernel.wrong) {
       v.outcome = CandidateOutcome::WrongResult;

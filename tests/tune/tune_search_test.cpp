@@ -378,6 +378,23 @@ TEST(TuneSearch, TheGpuIsRecordedOverTheFinalRoundAlone) {
   }
 }
 
+// The final round leaves the GPU idle after each timed run as long as the run took
+// (TuneSettings::final_round_idle, 1 by default), and no earlier round does: timed back to back,
+// tf32x3 finalists held an H200 at its power cap and ranked otherwise than they run.
+TEST(TuneSearch, OnlyTheFinalRoundIdlesBetweenRuns) {
+  const Scenario s(4096, 4096, 4096, Precision::TF32);
+  for (double idle : {1.0, 0.0, 2.5}) {
+    TuneSettings settings = budgeted(0);
+    settings.final_round_idle = idle;
+    const SearchRun run(s, settings);
+    const size_t final_requests = 8 * 5;
+    ASSERT_GT(run.requests.size(), final_requests);
+    for (size_t k = 0; k < run.requests.size(); ++k)
+      EXPECT_EQ(run.requests[k].idle_ratio, k >= run.requests.size() - final_requests ? idle : 0.0)
+          << "request " << k << ", final_round_idle " << idle;
+  }
+}
+
 // A GPU that runs slower by the final round (warmer, power-capped): the final round's runs (5
 // a pass) take 30% longer. A candidate that lost in the halving rounds is reported against the
 // winner's runs of the same rounds, never against its slower final-round median, which made

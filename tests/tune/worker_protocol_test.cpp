@@ -72,13 +72,15 @@ TEST(WorkerProtocol, MeasureCarriesTheCubinBytes) {
   kernel.kernel_name = "gemm";
   kernel.lowered_name = "_Z4gemmv";
   for (int i = 0; i < 1000; ++i) kernel.cubin.push_back(static_cast<char>(i * 37));
-  const MeasureRequest request{17, &config, &kernel, MeasurePhase::Retime, 1, 12, 2000};
+  const MeasureRequest request{17, &config, &kernel, MeasurePhase::Retime, 1, 12, 2000, 1.5};
   const OwnedRequest back = parse_measure(json::from_cbor(json::to_cbor(measure_message(request))));
   EXPECT_EQ(back.index, 17u);
   EXPECT_EQ(back.phase, MeasurePhase::Retime);
   EXPECT_EQ(back.warmup_runs, 1);
   EXPECT_EQ(back.runs, 12);
   EXPECT_EQ(back.view().runs, 12);
+  EXPECT_EQ(back.idle_ratio, 1.5);
+  EXPECT_EQ(back.view().idle_ratio, 1.5);
   EXPECT_EQ(back.config, config);
   EXPECT_EQ(back.kernel.lowered_name, "_Z4gemmv");
   EXPECT_EQ(back.kernel.cubin, kernel.cubin);
@@ -99,6 +101,14 @@ TEST(WorkerProtocol, AMeasureWithAnUnknownPhaseOrRunCountIsAnError) {
   json negative_warmup = good;
   negative_warmup["warmup_runs"] = -1;
   EXPECT_THROW(parse_measure(negative_warmup), Error);
+  for (double bad : {-0.5, 101.0}) {
+    json bad_idle = good;
+    bad_idle["idle_ratio"] = bad;
+    EXPECT_THROW(parse_measure(bad_idle), Error) << bad;
+  }
+  json no_idle = good;
+  no_idle.erase("idle_ratio");
+  EXPECT_THROW(parse_measure(no_idle), std::exception);
 }
 
 TEST(WorkerProtocol, LaunchesOfARequestCountItsVerificationWarmupAndRuns) {
