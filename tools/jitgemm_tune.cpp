@@ -258,6 +258,7 @@ int run_gpu(const Options& o, std::vector<TuneJob> jobs, const Compiler& compile
     settings.timing_runs = std::max(20, o.runs);
     settings.search = search_for_budget(o.budget_s);
     settings.budget_s = o.budget_s;
+    settings.final_round_idle = o.final_idle;
     settings.candidates = candidates;
     const ProblemKey key = make_problem_key(np.problem);
     if (use_priors) settings.priors = tuning_priors(known, device_key(info), key);

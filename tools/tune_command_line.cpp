@@ -12,6 +12,16 @@
 namespace jitgemm {
 namespace {
 
+// CLI::Range lets NaN through (every comparison with it is false): this refuses it first.
+CLI::Validator not_nan(const std::string& type) {
+  return CLI::Validator(
+      [](std::string& text) {
+        return std::isnan(std::strtod(text.c_str(), nullptr)) ? std::string("must be a number, not NaN")
+                                                               : std::string();
+      },
+      type);
+}
+
 void add_problem_options(CLI::App& app, TuneCommandLine& o) {
   app.add_option("--m", o.m, "rows of op(A) and C");
   app.add_option("--n", o.n, "columns of op(B) and C");
@@ -49,13 +59,14 @@ void add_run_options(CLI::App& app, TuneCommandLine& o) {
                  "seconds of wall time per problem (default 20): candidates ranked by a performance model and "
                  "pruned, compiled while others are timed, successive halving to the finalists; 0: the exhaustive "
                  "search (every candidate compiled, verified and timed)")
-      ->check(CLI::Validator(
-          [](std::string& text) {  // CLI::Range lets NaN through (every comparison with it is false)
-            return std::isnan(std::strtod(text.c_str(), nullptr)) ? std::string("must be a number, not NaN")
-                                                                   : std::string();
-          },
-          "SECONDS"))
+      ->check(not_nan("SECONDS"))
       ->check(CLI::Range(0.0, 86400.0));
+  app.add_option("--final-idle", o.final_idle,
+                 "after each timed run of the final round, leave the GPU idle this many times the run's time "
+                 "(default 1; 0: back to back, as a sustained load runs, which holds an H200 at its power cap on "
+                 "tf32x3 products)")
+      ->check(not_nan("RATIO"))
+      ->check(CLI::Range(0.0, 100.0));
   app.add_flag("--no-priors", o.no_priors,
                "a cold tune: with a budget, do not try the configs of the nearest records in the database first; and "
                "a problem's own record does not keep the win over a finalist less than 2% faster");

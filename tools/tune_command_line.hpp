@@ -32,6 +32,7 @@ struct TuneCommandLine {
   int jobs = 0;
   int runs = 25;
   double budget_s = 20;   // seconds per problem (budgeted search); 0: the exhaustive search
+  double final_idle = 1;  // TuneSettings::final_round_idle
   bool no_priors = false; // do not rank the nearest tuned records' configs first
   std::string db_path;
   std::string cache_dir;

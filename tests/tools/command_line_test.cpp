@@ -131,5 +131,20 @@ TEST(TuneCommandLine, BudgetAndPriors) {
   }
 }
 
+TEST(TuneCommandLine, FinalIdle) {
+  TuneCommandLine o;
+  std::string message;
+  EXPECT_EQ(parse_tune({"jitgemm-tune", "--reference"}, o, message), 0);
+  EXPECT_EQ(o.final_idle, 1.0);  // the default: the final round paces itself
+  EXPECT_EQ(parse_tune({"jitgemm-tune", "--reference", "--final-idle", "0"}, o, message), 0) << message;
+  EXPECT_EQ(o.final_idle, 0.0);  // back to back
+  EXPECT_EQ(parse_tune({"jitgemm-tune", "--reference", "--final-idle", "2.5"}, o, message), 0) << message;
+  EXPECT_EQ(o.final_idle, 2.5);
+  for (const char* bad : {"-1", "nan", "101", "one"}) {
+    EXPECT_EQ(parse_tune({"jitgemm-tune", "--final-idle", bad}, o, message), 2) << bad;
+    EXPECT_TRUE(has(message, "--final-idle")) << bad << ": " << message;
+  }
+}
+
 }  // namespace
 }  // namespace jitgemm
