@@ -326,8 +326,8 @@ class SearchRun {
   std::optional<TimingStats> retime(const CompileQueue& queue, const HalvingRound& round, size_t i, int warmup,
                                     int runs) {
     CandidateMeasurement& m = result_.candidates[i];
-    const BenchVerdict v = measure(i, queue.candidate(i), MeasurePhase::Retime, warmup, runs,
-                                   round.final ? std::max(0.0, settings_.final_round_idle) : 0.0);
+    const BenchVerdict v =
+        measure(i, queue.candidate(i), MeasurePhase::Retime, warmup, runs, round.final ? final_idle() : 0.0);
     m.rounds = round.round;
     m.finalist = m.finalist || round.final;
     if (v.outcome == CandidateOutcome::Ok) return v.timing;
@@ -362,13 +362,13 @@ class SearchRun {
   BenchVerdict measure(size_t i, const CompiledCandidate& c, MeasurePhase phase, int warmup, int runs,
                        double idle_ratio = 0) {
     MeasureRequest r{i, &c.config, &c.outcome.kernel, phase, warmup, runs, 0, idle_ratio};
-    r.watchdog_ms = std::max(kMinWatchdogMs, kWatchdogFactor * best_known_ms() * launches_of(r));
+    r.watchdog_ms = std::max(kMinWatchdogMs, kWatchdogFactor * best_known_ms() * run_lengths_of(r));
     const double start_s = budget_.now_s();
     const BenchVerdict v = bench_->measure(r);
     const double wall_s = budget_.now_s() - start_s;
     result_.times.measure_s += wall_s;
     if (v.outcome == CandidateOutcome::Ok)
-      budget_.record_measure(wall_s, launches_of(r), v.timing.median_ms, phase == MeasurePhase::Screen);
+      budget_.record_measure(wall_s, run_lengths_of(r), v.timing.median_ms, phase == MeasurePhase::Screen);
     return v;
   }
 
@@ -416,11 +416,11 @@ class SearchRun {
   double run_cost_s(double median_ms, int runs) const {
     if (runs < plan_.halving.timing_runs) return budget_.retime_cost_s(median_ms, 1 + 1 + runs);
     const int per_pass = final_pass_runs(runs);
-    const double idle_s = std::max(0.0, settings_.final_round_idle) * kFinalPasses * per_pass * median_ms / 1000;
-    return budget_.retime_cost_s(median_ms, 1 + settings_.warmup_runs + per_pass) +
-           (kFinalPasses - 1) * budget_.retime_cost_s(median_ms, 1 + std::min(1, settings_.warmup_runs) + per_pass) +
-           idle_s;
+    const double runs_and_idle = per_pass * (1 + final_idle());
+    return budget_.retime_cost_s(median_ms, 1 + settings_.warmup_runs + runs_and_idle) +
+           (kFinalPasses - 1) * budget_.retime_cost_s(median_ms, 1 + std::min(1, settings_.warmup_runs) + runs_and_idle);
   }
+  double final_idle() const { return std::max(0.0, settings_.final_round_idle); }
   double screen_cost_s() const {
     return budget_.measure_cost_s(guess_median_ms(), 1 + plan_.first_warmup + plan_.halving.first_runs);
   }

@@ -50,6 +50,9 @@ struct LoadedCandidate {
 }  // namespace
 
 int launches_of(const MeasureRequest& request) { return 1 + request.warmup_runs + request.runs; }
+double run_lengths_of(const MeasureRequest& request) {
+  return launches_of(request) + request.runs * request.idle_ratio;
+}
 
 bool is_context_fault(int code) noexcept {
   switch (code) {

@@ -74,6 +74,10 @@ class CandidateBench {
 // Launches that a request may make (the verification, the warm-up and timed runs): the
 // watchdog scales with them.
 int launches_of(const MeasureRequest& request);
+// What the request keeps the GPU for, in runs of the candidate: its launches and the idle after
+// its timed runs (idle_ratio each). Its wall time is this times the median, plus an overhead:
+// the watchdog and the budget count it so.
+double run_lengths_of(const MeasureRequest& request);
 
 // True for the CUDA errors after which the context cannot be used again (illegal address,
 // __trap, misaligned access, ...): the candidate is Faulted rather than LaunchFailed.

@@ -22,7 +22,7 @@ double TuningBudget::remaining_s() const {
 
 namespace {
 // Seconds of `launches` launches at `median_ms` each (the rest of a request is its overhead).
-double launches_s(double median_ms, int launches) { return launches * std::max(0.0, median_ms) / 1000; }
+double launches_s(double median_ms, double launches) { return launches * std::max(0.0, median_ms) / 1000; }
 
 double median_of(std::vector<double> values) {
   const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
@@ -31,7 +31,7 @@ double median_of(std::vector<double> values) {
 }
 }  // namespace
 
-void TuningBudget::record_measure(double wall_s, int launches, double median_ms, bool verified) {
+void TuningBudget::record_measure(double wall_s, double launches, double median_ms, bool verified) {
   const double overhead = std::max(0.0, wall_s - launches_s(median_ms, launches));
   if (verified) {
     // The first verifying request carries the worker's one-time costs (H200, 4096^3 fp32: 0.85 s,
@@ -46,11 +46,11 @@ void TuningBudget::record_measure(double wall_s, int launches, double median_ms,
   }
 }
 
-double TuningBudget::measure_cost_s(double median_ms, int launches) const {
+double TuningBudget::measure_cost_s(double median_ms, double launches) const {
   return overhead_s() + launches_s(median_ms, launches);
 }
 
-double TuningBudget::retime_cost_s(double median_ms, int launches) const {
+double TuningBudget::retime_cost_s(double median_ms, double launches) const {
   return retime_overhead_s() + launches_s(median_ms, launches);
 }
 

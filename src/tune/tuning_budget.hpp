@@ -32,11 +32,12 @@ class TuningBudget {
   double elapsed_s() const { return clock_() - start_s_; }
   double remaining_s() const;  // may be negative once spent
 
-  // A measurement made: `wall_s` it took, `launches` of `median_ms` each (0: none timed).
+  // A measurement made: `wall_s` it took, `launches` of `median_ms` each (0: none timed; the
+  // idle a request leaves after its runs counted in run lengths too: run_lengths_of).
   // `verified`: the request also verified the candidate against the float64 product (round 1's
   // screening), which costs far more than a timing on large outputs; the two kinds are learned
   // apart.
-  void record_measure(double wall_s, int launches, double median_ms, bool verified = true);
+  void record_measure(double wall_s, double launches, double median_ms, bool verified = true);
   // The overhead per verifying request: the median of those recorded after the first (which
   // pays the worker's one-time costs), or the first while it is the only one.
   double overhead_s() const noexcept { return overhead_s_; }
@@ -44,9 +45,9 @@ class TuningBudget {
   // until one was: not the verifying requests', which on a large output cost many times more).
   double retime_overhead_s() const noexcept { return retime_s_; }
   // What a verifying request of `launches` launches at `median_ms` will take.
-  double measure_cost_s(double median_ms, int launches) const;
+  double measure_cost_s(double median_ms, double launches) const;
   // The same for a timing-only request.
-  double retime_cost_s(double median_ms, int launches) const;
+  double retime_cost_s(double median_ms, double launches) const;
 
  private:
   double budget_s_;

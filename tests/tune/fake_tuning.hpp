@@ -70,7 +70,7 @@ class FakeBench : public CandidateBench {
     requests.push_back({r.index, name, r.phase, r.warmup_runs, r.runs, r.idle_ratio});
     const auto it = kernels_.find(name);
     const FakeKernel kernel = it != kernels_.end() ? it->second : FakeKernel{};
-    clock_.advance(overhead_s_ + (launches_of(r) + r.runs * r.idle_ratio) * kernel.ms / 1000);
+    clock_.advance(overhead_s_ + run_lengths_of(r) * kernel.ms / 1000);
     BenchVerdict v;
     if (r.phase == MeasurePhase::Screen && kernel.wrong) {
       v.outcome = CandidateOutcome::WrongResult;

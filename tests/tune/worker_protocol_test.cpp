@@ -117,6 +117,10 @@ TEST(WorkerProtocol, LaunchesOfARequestCountItsVerificationWarmupAndRuns) {
   EXPECT_EQ(launches_of(r), 4);
   r.phase = MeasurePhase::Retime, r.warmup_runs = 3, r.runs = 25;
   EXPECT_EQ(launches_of(r), 29);  // a fresh worker verifies a candidate it has not seen
+  EXPECT_EQ(run_lengths_of(r), 29);
+  r.idle_ratio = 1.5;  // the final round's idle after each timed run: 25 x 1.5 runs more
+  EXPECT_EQ(launches_of(r), 29);
+  EXPECT_EQ(run_lengths_of(r), 29 + 37.5);
 }
 
 TEST(WorkerProtocol, VerdictsKeepNonFiniteErrorsAndTheContextFlag) {
