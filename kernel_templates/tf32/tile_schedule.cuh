@@ -6,15 +6,16 @@
 // When the tiles do not fill the last wave (tiles % G != 0), the CTAs without a tile in it
 // idle for a whole tile's time.
 //
-// Stream-K tail (STREAM_K = 1; CUTLASS's "data-parallel + stream-K" hybrid): the last
-// tiles % G tiles and one full wave before them (all tiles when there are fewer than G) are
-// cut into units of GROUP_STAGES K stages, numbered tile by tile, and CTA b takes the unit
-// range [b S / G, (b + 1) S / G) of those S units after its whole tiles. Every CTA then ends
-// at about the same time. Each range holds at least one unit per CTA and spans at least one
-// tile when there are G or more tiles, so at most its first piece lies inside a tile it did
-// not start: a CTA writes at most one partial sum (tf32/stream_k.cuh). The CTA holding a
-// tile's first unit (the owner) reaches it at the end of its range, after the CTAs holding
-// the rest of the tile wrote theirs at the start of theirs; it adds them and stores the tile.
+// Stream-K tail (STREAM_K = 1): the tiles of the last, partial wave (all tiles when there
+// are fewer than G) are cut along K into P pieces each, P from tail_pieces() (1: no cut, the
+// schedule is data-parallel). After its whole tiles, CTA b takes the pieces b, b + G, ...
+// numbered piece-major (piece 0 of every tail tile, then piece 1, ...), so the CTAs that run
+// at one time work on one or two K ranges of the tail tiles and share their operand panels in
+// L2, as in the whole waves. (The first version cut the tail into one contiguous range of
+// units per CTA, CUTLASS's stream-K: every CTA then read its own K range, the tail's panels
+// did not fit in L2, and on the H200 4096^3 tf32x3 products ran 15% slower than with no
+// tail, transA 44%.) The pieces of a tile are summed in piece order through one slot of
+// partial sums (tf32/stream_k.cuh), and the CTA of the last piece stores the tile.
 //
 // Work list (WORK_LIST = 1, a structured product; exec/work_list.hpp): CTA b takes the items
 // work[work_begin[b] .. work_begin[b + 1]), each a tile (row, column) and its K units, dealt
@@ -51,7 +52,8 @@ struct Work {
   int tile;
   int first_unit;
   int units;
-  int slot;  // SPLIT_K > 1: the partial-sum slot (else 0)
+  int slot;   // SPLIT_K > 1: the partial-sum slot; STREAM_K: the tail tile's (0 .. tail_tiles - 1)
+  int piece;  // STREAM_K: which of the tail tile's pieces (else 0)
 };
 
 // CLUSTER = 2: the two CTAs of a cluster (consecutive blockIdx.x) take the two tiles of a pair,
@@ -67,15 +69,9 @@ struct TileSchedule {
   const int* work_slot;   // SPLIT_K > 1: one slot per item, after work_begin
   int units_per_tile;     // GROUP_STAGES stages each
   int whole_tiles;        // tiles [0, whole_tiles) go round-robin, whole
-  long long split_units;  // the units of tiles [whole_tiles, tiles), shared out in ranges
+  int tail_tiles;         // STREAM_K: tiles [whole_tiles, whole_tiles + tail_tiles) go in pieces
+  int pieces;             // STREAM_K: pieces per tail tile (1: no tail)
 
-  // First split unit of CTA `cta`'s range (cta = G: the end of the last range).
-  __device__ __forceinline__ long long split_begin(int cta) const { return split_units * cta / gridDim.x; }
-  // Whether CTA `cta`'s range starts before split unit `unit`, i.e. split_begin(cta) < unit,
-  // without the 64-bit division (a call, which would move the accumulators to the stack).
-  __device__ __forceinline__ bool starts_before(int cta, long long unit) const {
-    return split_units * cta < unit * gridDim.x;
-  }
   __device__ __forceinline__ bool whole(const Work& w) const { return w.units == units_per_tile; }
   // The C tile of tile (or, CLUSTER = 2, pair) t for this CTA.
   __device__ __forceinline__ TileCoord coord(int t) const {
@@ -84,11 +80,25 @@ struct TileSchedule {
     if constexpr (CLUSTER > 1) c.n0 = c.n0 * CLUSTER + (int)cluster_ctarank() * BLOCK_N;
     return c;
   }
-  // One past the last split unit of tile w.tile.
-  __device__ __forceinline__ long long split_end_of(const Work& w) const {
-    return (long long)(w.tile - whole_tiles + 1) * units_per_tile;
-  }
 };
+
+// What handing a piece's partial sum on costs (tf32/stream_k.cuh: each warpgroup reads and
+// writes a 64 x BLOCK_N slice in L2), counted in K units: about two 32-wide stages.
+constexpr int PIECE_COST_UNITS = (64 + GROUP_STAGES * BLOCK_K - 1) / (GROUP_STAGES * BLOCK_K);
+constexpr int MAX_PIECES = 16;
+
+// The pieces each of `tail` tiles of `units` K units is cut into, over `ctas` CTAs: the P in
+// 1 .. MAX_PIECES (at most one per unit) whose busiest CTA, ceil(tail P / ctas) pieces of
+// units / P units each and their hand-over, finishes first; 1 when no cut gains.
+__device__ __forceinline__ int tail_pieces(int tail, int ctas, int units) {
+  int best = 1;
+  float best_time = (float)units * ((tail + ctas - 1) / ctas);
+  for (int p = 2; p <= min(MAX_PIECES, units); ++p) {
+    const float time = (float)((tail * p + ctas - 1) / ctas) * ((float)units / p + PIECE_COST_UNITS);
+    if (time < best_time) best = p, best_time = time;
+  }
+  return best;
+}
 
 __device__ __forceinline__ TileSchedule make_schedule(int M, int N, int K, const int4* work, const int* work_begin) {
   TileSchedule s;
@@ -98,15 +108,10 @@ __device__ __forceinline__ TileSchedule make_schedule(int M, int N, int K, const
   s.tiles_n = ((N + BLOCK_N - 1) / BLOCK_N + CLUSTER - 1) / CLUSTER;
   s.units_per_tile = k_stages(K) / GROUP_STAGES;
   const int tiles = s.tiles_m * s.tiles_n, ctas = gridDim.x;
-  s.whole_tiles = tiles;
-  s.split_units = 0;
-  // The host launches at most one CTA per unit (launch_geometry), so every range holds one; a
-  // grid larger than that runs data-parallel rather than wait for a CTA with nothing to add.
-  const long long units = (long long)tiles * s.units_per_tile;
-  if (STREAM_K && tiles % ctas != 0 && units >= ctas) {
-    const int split = tiles > ctas ? tiles % ctas + ctas : tiles;
-    s.whole_tiles = tiles - split;
-    s.split_units = (long long)split * s.units_per_tile;
+  s.whole_tiles = tiles, s.tail_tiles = 0, s.pieces = 1;
+  if (STREAM_K && tiles % ctas != 0) {
+    const int tail = tiles % ctas, pieces = tail_pieces(tail, ctas, s.units_per_tile);
+    if (pieces > 1) s.whole_tiles = tiles - tail, s.tail_tiles = tail, s.pieces = pieces;
   }
   return s;
 }
@@ -114,32 +119,32 @@ __device__ __forceinline__ TileSchedule make_schedule(int M, int N, int K, const
 // WORK_LIST: item i of the list as a piece of work (tile numbers are row-major).
 __device__ __forceinline__ Work listed_work(const TileSchedule& s, int i) {
   const int4 item = s.work[i];
-  return {item.x * s.tiles_n + item.y, item.z, item.w, SPLIT_K > 1 ? s.work_slot[i] : 0};
+  return {item.x * s.tiles_n + item.y, item.z, item.w, SPLIT_K > 1 ? s.work_slot[i] : 0, 0};
 }
 
-// Where one CTA is in its sequence: the next whole tile, then `left` split units from unit
-// `first` of tile `split_tile`. A range is at most two tiles long, so int counts do.
+// Where one CTA is in its sequence: the next whole tile, then the next tail piece (numbered
+// piece-major: piece p of tail tile t is p * tail_tiles + t).
 struct WorkCursor {
   int next_tile;
-  int split_tile, first, left;
+  int next_piece;
 };
 
-__device__ __forceinline__ WorkCursor first_work(const TileSchedule& s) {
-  const long long begin = s.split_begin(blockIdx.x), end = s.split_begin(blockIdx.x + 1);
-  return {(int)blockIdx.x, s.whole_tiles + (int)(begin / s.units_per_tile), (int)(begin % s.units_per_tile),
-          (int)(end - begin)};
+__device__ __forceinline__ WorkCursor first_work(const TileSchedule&) {
+  return {(int)blockIdx.x, (int)blockIdx.x};
 }
 
-// The next piece of work into w; false when the CTA is done.
+// The next piece of work into w; false when the CTA is done. Piece p of a tile holds units
+// [p U / P, (p + 1) U / P) (U units, P pieces).
 __device__ __forceinline__ bool next_work(const TileSchedule& s, WorkCursor& c, Work& w) {
   if (c.next_tile < s.whole_tiles) {
-    w = {c.next_tile, 0, s.units_per_tile, 0};
+    w = {c.next_tile, 0, s.units_per_tile, 0, 0};
     c.next_tile += gridDim.x;
     return true;
   }
-  if (c.left == 0) return false;
-  w = {c.split_tile, c.first, min(s.units_per_tile - c.first, c.left), 0};
-  c.left -= w.units;
-  c.split_tile += 1, c.first = 0;
+  if (c.next_piece >= s.tail_tiles * s.pieces) return false;
+  const int piece = c.next_piece / s.tail_tiles, t = c.next_piece % s.tail_tiles;
+  const int first = piece * s.units_per_tile / s.pieces, end = (piece + 1) * s.units_per_tile / s.pieces;
+  w = {s.whole_tiles + t, first, end - first, t, piece};
+  c.next_piece += gridDim.x;
   return true;
 }

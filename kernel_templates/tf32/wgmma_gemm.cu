@@ -265,7 +265,7 @@ __device__ __forceinline__ void for_each_stage(const TileSchedule& s, Fn&& fn) {
     Work w;
     while (next_work(s, cursor, w)) stages_of(w);
   } else {
-    for (int t = first_tile(); t < s.whole_tiles; t += tile_step()) stages_of(Work{t, 0, s.units_per_tile, 0});
+    for (int t = first_tile(); t < s.whole_tiles; t += tile_step()) stages_of(Work{t, 0, s.units_per_tile, 0, 0});
   }
 }
 
@@ -420,16 +420,13 @@ __device__ __forceinline__ void store_zeros(float* C, long long ldc, int M, int 
   }
 }
 
-// The end of one piece of work: a whole tile, or the owner's share with the others' partials
-// added, is stored; another piece of a split tile goes to the owner (tf32/stream_k.cuh).
+// The end of one piece of work: a whole tile, or the last piece of a tail tile with the sum of
+// the pieces before it added, is stored; another piece hands its sum on (tf32/stream_k.cuh).
 __device__ __forceinline__ void finish_work(float (&acc)[ACC_REGS], const TileSchedule& s, const Work& w,
                                             const StreamKSpace& sk, int wg, float* C, long long ldc, int M, int N,
                                             float alpha, float beta) {
   if constexpr (STREAM_K) {
-    if (!s.whole(w)) {
-      if (w.first_unit != 0) return write_partial(acc, sk, wg);
-      add_partials(acc, sk, s, w, wg);
-    }
+    if (!s.whole(w) && !sum_pieces(acc, sk, s, w, wg)) return;
   }
   const TileCoord tile = s.coord(w.tile);
   // SPLIT_K: the piece's slot, one C-shaped matrix of (TRANSPOSE_C ? N : M) rows each.
@@ -476,7 +473,7 @@ __device__ __forceinline__ void consume(int wg, const SharedRing& ring_smem, con
     Work w;
     while (next_work(s, cursor, w)) work_on(w);
   } else {
-    for (int t = first_tile(); t < s.whole_tiles; t += tile_step()) work_on(Work{t, 0, s.units_per_tile, 0});
+    for (int t = first_tile(); t < s.whole_tiles; t += tile_step()) work_on(Work{t, 0, s.units_per_tile, 0, 0});
   }
 }
 

@@ -34,8 +34,9 @@ TEST_P(StreamKTail, MeetsTheContractAndRepeatsBitForBit) {
     int64_t m, n, k;
     Op ta, tb;
   };
+  // 4096^3: 1024 tiles of 128 x 128, the last 100 of them cut into 5 pieces on 132 SMs.
   for (const Shape& s : {Shape{1000, 777, 1000, Op::T, Op::N}, Shape{2000, 2600, 520, Op::N, Op::N},
-                         Shape{2000, 2600, 520, Op::N, Op::T}}) {
+                         Shape{2000, 2600, 520, Op::N, Op::T}, Shape{4096, 4096, 4096, Op::N, Op::N}}) {
     GemmProblem p;
     p.precision = GetParam();
     p.m = s.m, p.n = s.n, p.k = s.k, p.trans_a = s.ta, p.trans_b = s.tb;
