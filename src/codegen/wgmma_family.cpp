@@ -336,8 +336,9 @@ class WgmmaRules final : public KernelFamilyRules {
     g.block_x = static_cast<unsigned>(threads(c));
     g.smem_bytes = wgmma_shared_memory_bytes(c);
     const int64_t tiles_m = (m + c.block_m - 1) / c.block_m, tiles_n = (n + c.block_n - 1) / c.block_n;
-    // Persistent CTAs walk the tiles; with the stream-K tail they also share tiles along K, so
-    // fewer tiles than SMs still fill the SMs (one K unit, GROUP_STAGES stages, per CTA at least).
+    // Persistent CTAs walk the tiles; with the stream-K tail they also share tiles along K
+    // (stream_k_tail: up to 16 pieces a tile), so fewer tiles than SMs take more CTAs (at most
+    // one per K unit of GROUP_STAGES stages; CTAs left without a piece exit).
     const int group_stages = wgmma_group_stages(c);
     const int64_t units = ((k + c.block_k - 1) / c.block_k + group_stages - 1) / group_stages;
     const int64_t work = w.schedule == TileSchedule::StreamK ? tiles_m * tiles_n * units : tiles_m * tiles_n * c.split_k;
@@ -452,6 +453,24 @@ SetmaxnregBudget wgmma_register_budget(const KernelConfig& c) {
 int wgmma_group_stages(const KernelConfig& c) {
   const int acc = c.wgmma().acc_block_k;
   return is_x3(c) && acc > c.block_k ? acc / c.block_k : 1;
+}
+
+StreamKTail stream_k_tail(int64_t tiles, int ctas, int64_t units, int unit_k) {
+  constexpr int kMaxPieces = 16;  // MAX_PIECES of the template
+  StreamKTail t{tiles, 0, 1};
+  if (ctas <= 0 || units <= 0 || tiles % ctas == 0) return t;
+  // The template's arithmetic, in 32-bit floats (correctly rounded division, no fused
+  // operations on either side), so that both pick the same P.
+  const int64_t tail = tiles % ctas;
+  const float hand_over = static_cast<float>((64 + unit_k - 1) / unit_k);
+  float best_time = static_cast<float>(units) * static_cast<float>((tail + ctas - 1) / ctas);
+  for (int p = 2; p <= std::min<int64_t>(kMaxPieces, units); ++p) {
+    const float time = static_cast<float>((tail * p + ctas - 1) / ctas) *
+                       (static_cast<float>(units) / static_cast<float>(p) + hand_over);
+    if (time < best_time) t.pieces = p, best_time = time;
+  }
+  if (t.pieces > 1) t.whole_tiles = tiles - tail, t.tail_tiles = tail;
+  return t;
 }
 
 size_t wgmma_shared_memory_bytes(const KernelConfig& c) {

@@ -66,10 +66,10 @@ struct ConvertJob {
 };
 static_assert(sizeof(ConvertJob) == 56, "ConvertJob must match the kernel's struct");
 
-// The argument after it: StreamKSpace of tf32/stream_k.cuh, where CTAs that share a tile along
-// K (stream_k = 1) leave their partial sums for its owner (null otherwise). Same layout.
+// The argument after it: StreamKSpace of tf32/stream_k.cuh, where the pieces of a tail tile cut
+// along K (stream_k = 1) hand their running sum on (null otherwise). Same layout.
 struct StreamKSpace {
-  CUdeviceptr partials = 0;  // grid * consumers slots of 64 x block_n floats
+  CUdeviceptr partials = 0;  // grid * consumers slots of 64 x block_n floats (the tail tiles use fewer)
   CUdeviceptr flags = 0;     // grid * consumers unsigned, zeroed before the launch
 };
 static_assert(sizeof(StreamKSpace) == 16, "StreamKSpace must match the kernel's struct");

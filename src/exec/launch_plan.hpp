@@ -42,7 +42,8 @@ namespace jitgemm {
 
 // The layout's constants, shared with the kernels' host side.
 inline constexpr int64_t kPlaneAlign = 32;  // plane rows hold K rounded up to 32 floats (one 128-byte swizzle row)
-// The pre-pass's non-finite flag, then the stream-K flags (2 per CTA, up to 2047 CTAs).
+// The pre-pass's non-finite flag, then the stream-K flags (one per consumer warpgroup of each
+// tail tile, fewer tiles than CTAs: up to 2047 CTAs of two warpgroups).
 inline constexpr size_t kFlagBytes = 16384;
 inline constexpr size_t kMaxStreamKFlags = kFlagBytes / 4 - 1;
 inline constexpr int64_t kConvertChunk = 64;  // K per chunk of the in-kernel converter (CONVERT_TILE)
@@ -59,11 +60,11 @@ struct WorkspaceRegion {
 };
 
 struct WorkspaceLayout {
-  WorkspaceRegion flags;              // wgmma: the pre-pass's non-finite flag, then 2 stream-K flags per CTA
+  WorkspaceRegion flags;              // wgmma: the pre-pass's non-finite flag, then the stream-K tail's flags
   WorkspaceRegion convert_counters;   // wgmma, B converted: the unit counter, then one per 64-K chunk
   WorkspaceRegion a_planes;           // wgmma: A' as K-major TF32 planes (big, then small for tf32x3)
   WorkspaceRegion b_planes;           // wgmma: B' likewise
-  WorkspaceRegion stream_k_partials;  // wgmma, stream-K: one block_m x block_n partial tile per CTA
+  WorkspaceRegion stream_k_partials;  // wgmma, stream-K: one block_m x block_n partial sum per tail tile (< CTAs)
   WorkspaceRegion split_k_partials;   // split-K families, wgmma K pieces: split_k slices of M x split_k_ld floats
   WorkspaceRegion split_k_arrivals;   // split_k_finish: one unsigned per tile, zeroed before the launch
   WorkspaceRegion copy_a;             // A read in place, copied dense first (PlannedOperand::copied)

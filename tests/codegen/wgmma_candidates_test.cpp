@@ -471,6 +471,52 @@ TEST(WgmmaTransformB, CandidatesWhereTheKernelsBIsStoredMnMajor) {
   }
 }
 
+// The stream-K tail's cut (stream_k_tail, the host's twin of the template's tail_pieces): the
+// last partial wave's tiles in P pieces, P for the earliest finish of the busiest CTA.
+TEST(WgmmaStreamK, TailPieces) {
+  // 4096^3 at 128 x 128 x 32: 1024 tiles, 100 in the last wave of 132, 128 units a tile; 5
+  // pieces put 4 of 25.6 units (+ 2 for each hand-over) on the busiest CTA: 110.4 < 128.
+  StreamKTail t = stream_k_tail(1024, 132, 128, 32);
+  EXPECT_EQ(t.pieces, 5);
+  EXPECT_EQ(t.whole_tiles, 924);
+  EXPECT_EQ(t.tail_tiles, 100);
+  // transA (2048 x 4096 x 8192): 512 tiles, 116 in the tail, 256 units: 9 pieces (8 a CTA).
+  EXPECT_EQ(stream_k_tail(512, 132, 256, 32).pieces, 9);
+  // 8192^3 at 128 x 192: 2752 tiles, 112 in the tail: 7 pieces (6 a CTA, 231.4 of 256 units).
+  EXPECT_EQ(stream_k_tail(2752, 132, 256, 32).pieces, 7);
+  // 336 tiles (72 in the tail) of 17 units: 3 pieces, 2 a CTA, 2 x (5.7 + 2) = 15.3.
+  EXPECT_EQ(stream_k_tail(336, 132, 17, 32).pieces, 3);
+  // Full waves, or a K too short for the hand-overs to pay (4 units: 2 pieces would take
+  // 2 x (2 + 2) = 8): no tail.
+  for (const StreamKTail& whole : {stream_k_tail(1056, 132, 128, 32), stream_k_tail(336, 132, 4, 32)}) {
+    EXPECT_EQ(whole.pieces, 1);
+    EXPECT_EQ(whole.tail_tiles, 0);
+  }
+  EXPECT_EQ(stream_k_tail(336, 132, 4, 32).whole_tiles, 336);
+  // Fewer tiles than CTAs: every tile is in the tail, at most 16 pieces and one per unit.
+  t = stream_k_tail(2, 132, 128, 32);
+  EXPECT_EQ(t.pieces, 16);
+  EXPECT_EQ(t.whole_tiles, 0);
+  EXPECT_EQ(t.tail_tiles, 2);
+  EXPECT_EQ(stream_k_tail(2, 132, 8, 32).pieces, 8);
+  EXPECT_EQ(stream_k_tail(2, 132, 3, 32).pieces, 1);  // 3 pieces of 1 + 2 units: no gain on 3
+  // A 16-wide unit (block_k 16, one stage a unit) counts a hand-over as 4 units.
+  EXPECT_EQ(stream_k_tail(1024, 132, 256, 16).pieces, 5);
+  // Whatever it picks, the busiest CTA is not later than without the cut.
+  for (int64_t tiles : {7, 100, 133, 200, 1000, 1024, 2000}) {
+    for (int64_t units : {1, 4, 16, 64, 256, 4096}) {
+      const StreamKTail c = stream_k_tail(tiles, 132, units, 32);
+      ASSERT_GE(c.pieces, 1);
+      ASSERT_LE(c.pieces, std::min<int64_t>(16, units));
+      const int64_t tail = tiles % 132, rounds = (tail * c.pieces + 131) / 132;
+      if (c.pieces > 1)
+        EXPECT_LE(static_cast<double>(rounds) * (static_cast<double>(units) / c.pieces + 2), static_cast<double>(units))
+            << tiles << " tiles, " << units << " units";
+      EXPECT_EQ(c.whole_tiles + c.tail_tiles, tiles);
+    }
+  }
+}
+
 TEST(WgmmaStreamK, NamesValidityCandidatesRenderingAndGrid) {
   const KernelConfig sk = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_cvt_sk");
   EXPECT_EQ(sk.wgmma().schedule, TileSchedule::StreamK);
