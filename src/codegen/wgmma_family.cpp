@@ -455,6 +455,8 @@ int wgmma_group_stages(const KernelConfig& c) {
   return is_x3(c) && acc > c.block_k ? acc / c.block_k : 1;
 }
 
+int stream_k_hand_over_units(int unit_k) { return (64 + unit_k - 1) / unit_k; }
+
 StreamKTail stream_k_tail(int64_t tiles, int ctas, int64_t units, int unit_k) {
   constexpr int kMaxPieces = 16;  // MAX_PIECES of the template
   StreamKTail t{tiles, 0, 1};
@@ -462,7 +464,7 @@ StreamKTail stream_k_tail(int64_t tiles, int ctas, int64_t units, int unit_k) {
   // The template's arithmetic, in 32-bit floats (correctly rounded division, no fused
   // operations on either side), so that both pick the same P.
   const int64_t tail = tiles % ctas;
-  const float hand_over = static_cast<float>((64 + unit_k - 1) / unit_k);
+  const float hand_over = static_cast<float>(stream_k_hand_over_units(unit_k));
   float best_time = static_cast<float>(units) * static_cast<float>((tail + ctas - 1) / ctas);
   for (int p = 2; p <= std::min<int64_t>(kMaxPieces, units); ++p) {
     const float time = static_cast<float>((tail * p + ctas - 1) / ctas) *

@@ -121,13 +121,16 @@ int wgmma_group_stages(const KernelConfig& config);
 // `tiles` over `ctas` persistent CTAs (all of them when there are fewer than `ctas`) are cut
 // into `pieces` K pieces each, the P in 1 .. 16 (at most one per K unit, `units` a tile) for
 // which the busiest CTA, ceil(tail P / ctas) pieces of units / P units plus a hand-over each
-// (counted as ceil(64 / unit_k) units), finishes first. pieces = 1: no tail, all tiles whole.
+// (stream_k_hand_over_units), finishes first. pieces = 1: no tail, all tiles whole.
 struct StreamKTail {
   int64_t whole_tiles = 0;  // dealt round-robin first, whole
   int64_t tail_tiles = 0;   // then cut, their pieces dealt round-robin piece-major
   int pieces = 1;
 };
 StreamKTail stream_k_tail(int64_t tiles, int ctas, int64_t units, int unit_k);
+// What handing a piece's partial sum on costs, in K units of unit_k: PIECE_COST_UNITS of the
+// template, about two 32-wide stages.
+int stream_k_hand_over_units(int unit_k);
 
 // Consumer registers per thread the template's budget check counts: the running sum, the
 // block accumulators (tf32x3: acc_buffers, + 1 with sum_blocks; tf32: 1 when blocked) of

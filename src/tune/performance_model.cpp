@@ -60,17 +60,15 @@ double makespan_us(const KernelShape& s, const TileCost& t, const Dealing& d, do
   const int64_t tiles_m = ceil_div(s.m, t.block_m), tiles_n = ceil_div(s.n, t.block_n);
   const int64_t k_units = ceil_div(s.k, t.unit_k);
   if (!s.triangles.any()) {
-    const double tile_us = static_cast<double>(k_units) * t.unit_us + t.tile_us;
-    if (d.stream_k) {
-      // Whole waves, then the tail's pieces round-robin, each with its hand-over (about as
-      // long as the units stream_k_tail counts it as), the last one storing its tile.
-      const StreamKTail tail = stream_k_tail(tiles_m * tiles_n, d.bins, k_units, t.unit_k);
-      const double whole_us = static_cast<double>(ceil_div(tail.whole_tiles, d.bins)) * tile_us;
-      if (tail.pieces == 1) return whole_us;
-      const double hand_over_units = static_cast<double>(ceil_div(64, t.unit_k));
+    // Stream-K with a tail: whole waves, then the tail's pieces round-robin, each with its
+    // hand-over, the last one storing its tile. Without one it is data-parallel (below).
+    const StreamKTail tail = d.stream_k ? stream_k_tail(tiles_m * tiles_n, d.bins, k_units, t.unit_k) : StreamKTail{};
+    if (tail.pieces > 1) {
+      const double tile_us = static_cast<double>(k_units) * t.unit_us + t.tile_us;
       const double piece_us =
-          (static_cast<double>(k_units) / tail.pieces + hand_over_units) * t.unit_us;
-      return whole_us + static_cast<double>(ceil_div(tail.tail_tiles * tail.pieces, d.bins)) * piece_us + t.tile_us;
+          (static_cast<double>(k_units) / tail.pieces + stream_k_hand_over_units(t.unit_k)) * t.unit_us;
+      return static_cast<double>(tail.whole_tiles / d.bins) * tile_us +
+             static_cast<double>(ceil_div(tail.tail_tiles * tail.pieces, d.bins)) * piece_us + t.tile_us;
     }
     const int64_t items = tiles_m * tiles_n * d.split;
     const double item_us = static_cast<double>(ceil_div(k_units, d.split)) * t.unit_us + t.tile_us;
