@@ -436,7 +436,10 @@ WgmmaOperandMasks wgmma_operand_masks(const KernelConfig& c, const KernelSpecial
     m.a_unit = w.swap_ab ? b_unit : a_unit;
     // A symmetric operand is its own transpose: A' is its storage read as rows, whichever op.
     const Triangle sym = w.swap_ab ? s.b_symmetric : s.a_symmetric;
-    if (sym != Triangle::None && c.block_k == 32 && w.cluster == 1) m.a_sym = triangle_code(sym);
+    // (One stage per block: a block of two stages may lie on both sides of the diagonal, which
+    // tf32/a_fragments.cuh does not read; such a config gets the dense copy.)
+    if (sym != Triangle::None && c.block_k == 32 && w.cluster == 1 && wgmma_group_stages(c) == 1)
+      m.a_sym = triangle_code(sym);
   }
   if (w.b_read_raw()) {
     m.b_keep = w.swap_ab ? op_a_keep : op_b_keep;
@@ -514,10 +517,12 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
       for (int bk : {16, 32}) {
         const int top = max_stages(wgmma(family, bn, bk, 2, 32), limits);
         for (int stages = std::max(2, kMinKInFlight / bk); stages <= top; ++stages)
-          for (int acc : {16, 32})
+          for (int acc : {16, 32, 64}) {
+            if (acc == 64 && !wgmma_blocks_of_64_allowed(key)) continue;
             for (int buffers : {1, 2})
               for (int sum : {0, 16})
                 if (sum == 0 || long_k) add(wgmma(family, bn, bk, stages, acc, buffers, sum));
+          }
       }
     } else {
       const int top = std::min(6, max_stages(wgmma(family, bn, 32, 2, 0), limits));
@@ -528,15 +533,21 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
   }
   // A in registers (RS), for every plane-fed candidate with 32 K per stage: read in place
   // from whichever operand TMA can take there (16-byte aligned, ld % 4 == 0), unswapped (A)
-  // or swapped (B); tf32x3 also with A's big part truncated instead of rounded.
+  // or swapped (B); tf32x3 also with A's big part truncated instead of rounded. Each also with
+  // as many stages as fit beside the one raw A tile (the plane-fed tile's depth leaves a quarter
+  // of the shared memory unused: tf32x3 128 x 128 x 32 takes 4 stages so, the fastest measured
+  // with blocks of 64).
   const size_t plane_fed = out.size();
   for (size_t i = 0; i < plane_fed; ++i) {
     if (out[i].block_k != 32) continue;
     for (bool swap : {false, true})
       for (bool round : {true, false}) {
         if (!round && (!x3 || swap)) continue;
-        const KernelConfig c = in_registers(out[i], round, swap);
-        if (wgmma_runs_in_place(c, key)) add(c);
+        KernelConfig c = in_registers(out[i], round, swap);
+        if (!wgmma_runs_in_place(c, key)) continue;
+        add(c);
+        c.stages = max_stages(c, limits);
+        if (c.stages != out[i].stages && std::find(out.begin(), out.end(), c) == out.end()) add(c);
       }
   }
   // tf32 with A in registers: also with B's plane written by the kernel itself (no pre-pass).
@@ -673,6 +684,8 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
         wgmma(f, 96, 32, 4, 16, 1),      // two blocks per stage; 231 KiB, the most shared memory
         in_registers(wgmma(f, 128, 32, 4, 32, 1), true, false),   // A in registers
         in_registers(wgmma(f, 128, 32, 4, 32, 1), false, false),  // truncated big part
+        in_registers(wgmma(f, 128, 32, 4, 64, 1), false, false),  // blocks of 64 over two stages (K >= 2048)
+        in_registers(wgmma(f, 128, 32, 4, 64, 1), true, true),    // the same, swapped, rounded
         in_registers(wgmma(f, 96, 32, 4, 16, 1), true, true),     // swapped, two blocks per stage
         streaming(wgmma(f, 128, 16, 6, 32, 2)),                   // the stream-K tail, units of two stages
         streaming(in_registers(wgmma(f, 128, 32, 4, 32, 1), true, false)),  // the same, A in registers
@@ -692,7 +705,10 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
     sample.push_back(c);
   }
   sample.push_back(wgmma_default_config(key));  // with its pieces, where the key needs them
-  std::erase_if(sample, [&](const KernelConfig& c) { return !wgmma_runs_in_place(c, key); });
+  std::erase_if(sample, [&](const KernelConfig& c) {
+    return !wgmma_runs_in_place(c, key) ||
+           (f == Precision::TF32x3 && c.wgmma().acc_block_k == 64 && !wgmma_blocks_of_64_allowed(key));
+  });
   // A structured product walks a work list of whole tiles: no stream-K tail, no CTA pairs.
   for (KernelConfig& c : sample) {
     if (wgmma_walks_work_list(c, key)) continue;
@@ -704,6 +720,10 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
     if (std::find(unique.begin(), unique.end(), c) == unique.end()) unique.push_back(c);
   sample = std::move(unique);
   return sample;
+}
+
+bool wgmma_blocks_of_64_allowed(const ProblemKey& key) {
+  return key.k >= kWgmmaBlocksOf64MinK && key.m * key.n >= kWgmmaBlocksOf64MinOutput;
 }
 
 bool wgmma_runs_in_place(const KernelConfig& c, const ProblemKey& key) {
@@ -794,13 +814,28 @@ KernelConfig tf32_in_place(const ProblemKey& key, const KernelConfig& tile) {
   return tile;
 }
 
+// tf32x3 where blocks of 64 keep the contract (wgmma_blocks_of_64_allowed): op(A) stored K-major
+// (or symmetric) and read in place in registers, its big part truncated, FP32-added blocks of 64
+// spanning two stages of 32, four stages: no pre-pass for A, and wgmma reads only B from shared
+// memory (H200, session 39, exhaustive tunes: symmetric 4096^3 0.977 ms against 1.029 for the
+// 128 x 128 x 32 planes with blocks of 32; lowertri 0.245 against 0.259; 8192^3 7.48 ms against
+// 8.1). An MN-major A measured no faster that way (transA 1.11 against 1.08): the planes then.
+KernelConfig tf32x3_in_place(const ProblemKey& key, const KernelConfig& tile) {
+  if (tile.block_n != 128 || !wgmma_blocks_of_64_allowed(key) || (key.trans_a != Op::N && !is_symmetric(key.structure_a)))
+    return tile;
+  const KernelConfig c = in_registers(wgmma(Precision::TF32x3, 128, 32, 4, 64, 1), false, false);
+  if (statically_valid(c, StaticLimits{}, nullptr) && wgmma_runs_in_place(c, key)) return c;
+  return tile;
+}
+
 }  // namespace
 
 KernelConfig wgmma_default_config(const ProblemKey& key) {
   const Precision f = wgmma_precision(key, "default_config");
   const bool long_k = key.k > kWgmmaLongK;
-  // 128x256 is the fastest measured for tf32, 128x128x32 with 3 stages, blocks of 32 and one
-  // accumulator for tf32x3.
+  // 128x256 is the fastest measured for tf32, 128x128x32 with one accumulator for tf32x3 (A in
+  // registers with blocks of 64 where it can be read in place, tf32x3_in_place; else the planes,
+  // 3 stages, blocks of 32).
   const KernelConfig tile = f == Precision::TF32 ? (key.n > 128 ? wgmma(f, 256, 32, 4, 0) : wgmma(f, 128, 32, 6, 0))
                                                  : wgmma(f, key.n <= 96 ? 96 : 128, 32, 3, 32, 1);
   // Huge K, or too few tiles to fill half a wave: K pieces.
@@ -809,7 +844,7 @@ KernelConfig wgmma_default_config(const ProblemKey& key) {
     const KernelConfig split = split_default(key, tile);
     if (split.split_k > 1 && (key.k + split.split_k - 1) / split.split_k <= wgmma_piece_k(split)) return split;
   }
-  if (!long_k) return f == Precision::TF32 ? tf32_in_place(key, tile) : tile;
+  if (!long_k) return f == Precision::TF32 ? tf32_in_place(key, tile) : tf32x3_in_place(key, tile);
   // Long K in one piece: tf32 128x128 with FP32-added blocks of 256 (passed the H200
   // correctness runs where 128x256 failed at K = 4100); tf32x3 the two-level sum, which spills
   // at 128 columns: 128x96.

@@ -90,6 +90,17 @@ SetmaxnregBudget wgmma_register_budget(const KernelConfig& config);
 // engineer: K = 4100 and 16384 failed without them).
 constexpr long long kWgmmaLongK = 4096;
 
+// tf32x3 blocks of 64 values of K (acc_block_k = 64, spanning two stages of 32): half the
+// consumers' FP32 adds and waits of blocks of 32, but a relative error of about 2.5e-7
+// whatever the product (blocks of 32: 1.9e-7), over the contract's floor of 4 unit roundoffs
+// (2.4e-7) where cuBLAS's own error is below it: H200, GPU tests of session 39, 257 x 1537 x 300
+// (2.6e-7, cuBLAS 9.8e-8) and 1110 x 512 x 900 (2.4e-7, cuBLAS 7.3e-8) failed. Only where K and
+// the output are large enough that cuBLAS's error, and so the contract, stay well above it
+// (WgmmaBlocksOf64.MeetTheContractWhereAllowed); the tuner still verifies each candidate.
+constexpr long long kWgmmaBlocksOf64MinK = 2048;
+constexpr long long kWgmmaBlocksOf64MinOutput = 2048 * 2048;
+bool wgmma_blocks_of_64_allowed(const ProblemKey& key);
+
 // K pieces (split_k > 1, tf32/wgmma_gemm.cu): huge K, or a few tiles, is cut into pieces
 // along K that persistent CTAs take like tiles; their partial sums go to a workspace that the
 // split-K reduction adds in piece order (the same bits every run). One piece spans at most

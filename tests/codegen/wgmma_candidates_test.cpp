@@ -59,7 +59,9 @@ TEST(WgmmaCandidates, EveryCandidateIsStaticallyValidAndOfTheFamily) {
       }
       EXPECT_EQ(c.block_m, 64 * c.wgmma().consumers) << c.name();
       EXPECT_LE(shared_memory_bytes(c), 227u * 1024) << c.name();
-      EXPECT_NE(c.wgmma().acc_block_k, 64) << c.name();  // missed the tf32x3 contract on an H200
+      // tf32x3 blocks of 16, 32 or 64 values of K (64: within the contract on the H200's tunes and
+      // GPU tests since session 39, though further from it than 32: 2.6e-7 against 1.9e-7 at 4096^3).
+      if (key.precision == Precision::TF32x3) EXPECT_TRUE(c.wgmma().acc_block_k == 16 || c.wgmma().acc_block_k == 32 || c.wgmma().acc_block_k == 64) << c.name();
       names.insert(c.name());
     }
     EXPECT_EQ(names.size(), space.size()) << key.canonical();
@@ -259,7 +261,11 @@ TEST(WgmmaOperandMasks, RawTriangularOperandsInTheKernelsTerms) {
 }
 
 TEST(WgmmaCandidates, DefaultsAreTheFastestMeasured) {
+  // tf32x3: A read in place in registers where op(A) is K-major (blocks of 64, four stages), else
+  // the planes.
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 4096, 4096, 4096)).name(),
+            "wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rst");
+  EXPECT_EQ(default_config(key_of(Precision::TF32x3, 4096, 4096, 4096, Op::T, Op::N)).name(),
             "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
   // tf32 reads its operands in place where the layout allows (its TMA copies round them): the
   // K-major A as the kernel's B (swapped) on NN, the K-major B itself on NT, one operand in

@@ -89,6 +89,63 @@ TEST_P(WgmmaConfigSweep, SampleConfigsAllOpsPartialTilesSpecialValues) {
   EXPECT_GE(transforms, 30);
 }
 
+// tf32x3 blocks of 64 (acc_block_k = 64): an error of about 2.5e-7 whatever the product, so they
+// are candidates (and the default) only from K = 2048 on large outputs, where cuBLAS's error and
+// so the contract stay above it (wgmma_blocks_of_64_allowed). Each such config at the edge of that
+// rule, for every op of A and kind of data, a symmetric pair (the dense copy: no A_SYM in blocks
+// of two stages), and the key's default.
+TEST(WgmmaBlocksOf64, MeetTheContractWhereAllowed) {
+  JITGEMM_REQUIRE_GPU();
+  GpuEnvironment& env = gpu();
+  KernelCache kernels(env.compiler(), TemplateStore::active());
+  GemmLauncher launcher(env.compiler(), TemplateStore::active(), env.info().sm_count);
+  struct Shape {
+    int64_t m, n, k;
+    Op ta, tb;
+    bool symmetric = false;
+  };
+  const std::vector<std::string> names = {"wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rst",
+                                          "wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rs_swap",
+                                          "wgmma_tf32x3_128x128x32_c2_s3_a64_b1_m0_g8",
+                                          "wgmma_tf32x3_128x128x16_c2_s6_a64_b1_m0_g8_sk"};
+  int cases = 0;
+  double worst = 0;  // error / tolerance
+  for (const Shape& s : {Shape{2048, 2048, 2048, Op::N, Op::N}, Shape{2048, 2048, 2048, Op::T, Op::N},
+                         Shape{4096, 1024, 2048, Op::N, Op::T}, Shape{2048, 2048, 4096, Op::N, Op::N},
+                         Shape{2048, 2048, 2048, Op::N, Op::N, true}}) {
+    GemmProblem p;
+    p.precision = Precision::TF32x3;
+    p.m = s.m, p.n = s.n, p.k = s.k, p.trans_a = s.ta, p.trans_b = s.tb;
+    if (s.symmetric) p.structure_a = p.structure_b = Structure::Symmetric;
+    const ProblemKey key = make_problem_key(p);
+    ASSERT_TRUE(wgmma_blocks_of_64_allowed(key)) << p.to_string();
+    const KernelSpecialization spec = specialization_of(key);
+    std::vector<KernelConfig> configs = {default_config(key)};
+    for (const std::string& name : names) configs.push_back(KernelConfig::parse(name));
+    for (const KernelConfig& config : configs) {
+      if (!wgmma_runs_in_place(config, key)) continue;
+      const LoadedKernel& kernel = kernels.get(config, spec);
+      cuda::DeviceBuffer workspace(std::max<size_t>(4, launcher.workspace_bytes(config, p)));
+      for (RandomKind kind : {RandomKind::Uniform01, RandomKind::SignedNormal, RandomKind::WideExponent,
+                              RandomKind::WithSpecials}) {
+        ++cases;
+        const CaseResult r = env.run_case(p, 900 + cases, kind, [&](const float* a, const float* b, float* c) {
+          launcher.launch(kernel.function, config, p, reinterpret_cast<CUdeviceptr>(a), reinterpret_cast<CUdeviceptr>(b),
+                          reinterpret_cast<CUdeviceptr>(c), workspace.get(), env.stream());
+        });
+        worst = std::max(worst, r.ours.rel_error / r.tolerance);
+        EXPECT_TRUE(r.ours.passes(r.tolerance))
+            << fmt::format("{} on {}, data kind {}: error {:.3g} (cuBLAS {:.3g}, tolerance {:.3g}), {} unwritten, {} "
+                           "NaN/Inf mismatches",
+                           config.name(), p.to_string(), static_cast<int>(kind), r.ours.rel_error, r.cublas_error,
+                           r.tolerance, r.ours.unwritten, r.ours.mismatched);
+      }
+    }
+  }
+  std::printf("[ info ] blocks of 64: %d config x problem x data cases, worst error %.2f of the tolerance\n", cases, worst);
+  EXPECT_GE(cases, 60);
+}
+
 INSTANTIATE_TEST_SUITE_P(BothModes, WgmmaConfigSweep, ::testing::Values(Precision::TF32x3, Precision::TF32),
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
