@@ -25,6 +25,12 @@ constexpr int kMaxSumBlocks = 64;
 constexpr int64_t kStreamKWave = kLargestHopperSms;   // SMs of an H100/H200 SXM: CTAs per wave of a persistent kernel
 
 bool is_x3(const KernelConfig& c) { return c.precision == Precision::TF32x3; }
+
+// tf32x3 blocks of 64 only on problems where they keep the contract (wgmma_blocks_of_64_allowed):
+// what the candidate space, the sample, the default and a record served elsewhere all obey.
+bool blocks_keep_contract(const KernelConfig& c, const ProblemKey& key) {
+  return !is_x3(c) || c.wgmma().acc_block_k != 64 || wgmma_blocks_of_64_allowed(key);
+}
 int planes(const KernelConfig& c) { return is_x3(c) ? 2 : 1; }
 
 bool one_of(int v, std::initializer_list<int> allowed) {
@@ -316,6 +322,9 @@ class WgmmaRules final : public KernelFamilyRules {
       tuned.wgmma().schedule = TileSchedule::DataParallel;
       tuned.wgmma().cluster = 1;
     }
+    // A record with blocks of 64 served on a problem where they would miss the contract (a
+    // smaller K or output than its own): blocks of 32, the same tiles.
+    if (!blocks_keep_contract(tuned, key)) tuned.wgmma().acc_block_k = 32;
     if (wgmma_runs_in_place(tuned, key)) return tuned;
     KernelConfig planes = tuned;
     WgmmaParams& w = planes.wgmma();
@@ -509,7 +518,7 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
       widths.front(), static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(std::max<int64_t>(key.n, 1)))));
   std::vector<KernelConfig> out;
   auto add = [&](const KernelConfig& c) {
-    if (statically_valid(c, limits, nullptr)) out.push_back(c);
+    if (statically_valid(c, limits, nullptr) && blocks_keep_contract(c, key)) out.push_back(c);
   };
   for (int bn : widths) {
     if (bn > max_bn) continue;
@@ -517,12 +526,10 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
       for (int bk : {16, 32}) {
         const int top = max_stages(wgmma(family, bn, bk, 2, 32), limits);
         for (int stages = std::max(2, kMinKInFlight / bk); stages <= top; ++stages)
-          for (int acc : {16, 32, 64}) {
-            if (acc == 64 && !wgmma_blocks_of_64_allowed(key)) continue;
+          for (int acc : {16, 32, 64})
             for (int buffers : {1, 2})
               for (int sum : {0, 16})
                 if (sum == 0 || long_k) add(wgmma(family, bn, bk, stages, acc, buffers, sum));
-          }
       }
     } else {
       const int top = std::min(6, max_stages(wgmma(family, bn, 32, 2, 0), limits));
@@ -706,8 +713,7 @@ std::vector<KernelConfig> wgmma_representative_sample(const ProblemKey& key) {
   }
   sample.push_back(wgmma_default_config(key));  // with its pieces, where the key needs them
   std::erase_if(sample, [&](const KernelConfig& c) {
-    return !wgmma_runs_in_place(c, key) ||
-           (f == Precision::TF32x3 && c.wgmma().acc_block_k == 64 && !wgmma_blocks_of_64_allowed(key));
+    return !wgmma_runs_in_place(c, key) || !blocks_keep_contract(c, key);
   });
   // A structured product walks a work list of whole tiles: no stream-K tail, no CTA pairs.
   for (KernelConfig& c : sample) {
@@ -821,10 +827,10 @@ KernelConfig tf32_in_place(const ProblemKey& key, const KernelConfig& tile) {
 // 128 x 128 x 32 planes with blocks of 32; lowertri 0.245 against 0.259; 8192^3 7.48 ms against
 // 8.1). An MN-major A measured no faster that way (transA 1.11 against 1.08): the planes then.
 KernelConfig tf32x3_in_place(const ProblemKey& key, const KernelConfig& tile) {
-  if (tile.block_n != 128 || !wgmma_blocks_of_64_allowed(key) || (key.trans_a != Op::N && !is_symmetric(key.structure_a)))
-    return tile;
+  if (tile.block_n != 128 || (key.trans_a != Op::N && !is_symmetric(key.structure_a))) return tile;
   const KernelConfig c = in_registers(wgmma(Precision::TF32x3, 128, 32, 4, 64, 1), false, false);
-  if (statically_valid(c, StaticLimits{}, nullptr) && wgmma_runs_in_place(c, key)) return c;
+  if (blocks_keep_contract(c, key) && statically_valid(c, StaticLimits{}, nullptr) && wgmma_runs_in_place(c, key))
+    return c;
   return tile;
 }
 

@@ -42,6 +42,24 @@ TEST(AdaptRecordConfig, WgmmaThatRunsInPlaceIsUnchanged) {
   EXPECT_EQ(adapt_record_config(rs, key), rs);
 }
 
+// A tf32x3 record with blocks of 64 (its ~2.5e-7 error is over the contract's floor where cuBLAS
+// is more accurate) serves a problem outside wgmma_blocks_of_64_allowed with blocks of 32.
+TEST(AdaptRecordConfig, BlocksOf64BecomeBlocksOf32WhereTheyWouldMissTheContract) {
+  const KernelConfig rst = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rst");
+  const ProblemKey large = key_of(4096, 4096, 2048, Precision::TF32x3);
+  ASSERT_TRUE(wgmma_blocks_of_64_allowed(large));
+  EXPECT_EQ(adapt_record_config(rst, large), rst);
+  for (const ProblemKey& key : {key_of(1110, 512, 900, Precision::TF32x3), key_of(4096, 4096, 1024, Precision::TF32x3),
+                                key_of(2048, 1024, 4096, Precision::TF32x3)}) {
+    ASSERT_FALSE(wgmma_blocks_of_64_allowed(key)) << key.canonical();
+    const std::optional<KernelConfig> adapted = adapt_record_config(rst, key);
+    ASSERT_TRUE(adapted.has_value()) << key.canonical();
+    KernelConfig expected = rst;
+    expected.wgmma().acc_block_k = 32;
+    EXPECT_EQ(*adapted, expected) << key.canonical();
+  }
+}
+
 TEST(AdaptRecordConfig, ARawOperandTmaCannotReadIsReadThroughThePrepass) {
   const KernelConfig rs = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs");
   ProblemKey odd = key_of(4000, 4000, 4000, Precision::TF32x3);
