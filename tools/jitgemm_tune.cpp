@@ -38,6 +38,7 @@
 #include "jitgemm/runtime.hpp"
 #include "problem/gemm_work.hpp"
 #include "problem/problem_key.hpp"
+#include "tune/record_refresh.hpp"
 #include "problem/problem_list.hpp"
 #include "problem/reference_problems.hpp"
 #include "table.hpp"
@@ -360,6 +361,38 @@ int run_compile_only(const Options& o, const std::vector<TuneJob>& jobs, const C
   return unusable == 0 ? 0 : 1;
 }
 
+// --refresh-unchanged: the database's records stale in their template hash alone whose kernels
+// compile alike under `dir` and this build's templates take this build's hash (under the file's
+// lock, an atomic write), the rest are listed as they stay.
+int run_refresh(const Options& o) {
+  const std::string db_path = !o.db_path.empty() ? o.db_path : default_database_path();
+  const TemplateStore tuned_with = TemplateStore::from_directory(o.refresh_unchanged);
+  const Compiler compiler(std::nullopt);  // compiled afresh: no cached binary stands in for either side
+  std::vector<RecordRefresh> results;
+  if (o.no_write) {
+    TuningDatabase db = TuningDatabase::load(db_path);
+    results = refresh_unchanged(db, tuned_with, TemplateStore::active(), compiler);
+  } else {
+    TuningDatabase::load(db_path);  // refuse a missing or damaged file before taking the lock
+    const SaveReport report = TuningDatabase::update(db_path, [&](TuningDatabase& db) {
+      results = refresh_unchanged(db, tuned_with, TemplateStore::active(), compiler);
+    });
+    if (!report.warning.empty()) fmt::print(stderr, "warning: {}\n", printable(report.warning, LineBreaks::Keep));
+  }
+  Table table({"record", "outcome", "detail"});
+  size_t refreshed = 0;
+  for (const RecordRefresh& r : results) {
+    refreshed += r.outcome == RefreshOutcome::Refreshed;
+    table.add_row({printable(r.key), std::string(to_string(r.outcome)), printable(r.detail)});
+  }
+  if (!results.empty()) fmt::print("{}", table.render());
+  fmt::print("{} {} of {} records stale in their template hash in {} (templates before: {}); {} stay stale "
+             "(jitgemm-tune --stale re-tunes them on their GPU)\n",
+             o.no_write ? "would refresh" : "refreshed", refreshed, results.size(), printable(db_path),
+             printable(tuned_with.origin()), results.size() - refreshed);
+  return 0;
+}
+
 }  // namespace
 }  // namespace jitgemm
 
@@ -376,6 +409,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
+    if (!o.refresh_unchanged.empty()) return run_refresh(o);
     const std::vector<TuneJob> jobs = jobs_of(o, problems_of(o));  // a bad --configs fails before any work
     const Compiler compiler(std::filesystem::path(!o.cache_dir.empty() ? o.cache_dir : BinaryCache::default_dir().string()));
     std::string reason;

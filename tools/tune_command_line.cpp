@@ -83,6 +83,18 @@ void add_run_options(CLI::App& app, TuneCommandLine& o) {
       ->excludes(sample)
       ->excludes(app.get_option("--stale"));
   app.add_option("--max-gflop", o.max_gflop, "skip problems of more work than this many GFLOP")->check(CLI::PositiveNumber);
+  app.add_option("--refresh-unchanged", o.refresh_unchanged,
+                 "tune nothing, no GPU needed: the records whose template hash is that of the kernel templates "
+                 "under DIR (e.g. `git archive <rev> kernel_templates`, the commit before a template change) "
+                 "and whose kernels compile to the same cubin under those and this build's take this build's "
+                 "template hash; the others stay stale for --stale (with --no-write: only list them)")
+      ->type_name("DIR")
+      ->check(CLI::ExistingDirectory)
+      ->excludes(app.get_option("--stale"))
+      ->excludes(app.get_option("--problems"))
+      ->excludes(app.get_option("--reference"))
+      ->excludes(app.get_option("--configs"))
+      ->excludes(app.get_option("--compile-only"));
 }
 
 }  // namespace

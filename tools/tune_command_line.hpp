@@ -41,6 +41,9 @@ struct TuneCommandLine {
   bool sample = false;
   std::vector<std::string> configs;  // --configs: only these candidates (config names)
   double max_gflop = 0;  // > 0: skip problems of more work than this
+  // --refresh-unchanged DIR: tune nothing; refresh the records whose kernels compile alike under
+  // DIR's templates (the ones they were tuned with) and this build's (tune/record_refresh.hpp)
+  std::string refresh_unchanged;
 };
 
 // Parses `args`, the command line as main() receives it (the program name first, shown in the

@@ -146,5 +146,20 @@ TEST(TuneCommandLine, FinalIdle) {
   }
 }
 
+TEST(TuneCommandLine, RefreshUnchangedTakesAnExistingDirectoryAndNoTuning) {
+  TuneCommandLine o;
+  std::string message;
+  const std::string dir = std::string(JITGEMM_SOURCE_DIR) + "/kernel_templates";
+  EXPECT_EQ(parse_tune({"jitgemm-tune", "--refresh-unchanged", dir, "--no-write"}, o, message), 0) << message;
+  EXPECT_EQ(o.refresh_unchanged, dir);
+  EXPECT_TRUE(o.no_write);
+  EXPECT_EQ(parse_tune({"jitgemm-tune", "--refresh-unchanged", "/no/such/dir"}, o, message), 2);
+  EXPECT_TRUE(has(message, "--refresh-unchanged")) << message;
+  for (const char* other : {"--stale", "--reference", "--compile-only"}) {
+    EXPECT_EQ(parse_tune({"jitgemm-tune", "--refresh-unchanged", dir, other}, o, message), 2) << other;
+    EXPECT_TRUE(has(message, "excludes")) << other << ": " << message;
+  }
+}
+
 }  // namespace
 }  // namespace jitgemm

@@ -3,6 +3,8 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <utility>
 #include <string>
@@ -154,6 +156,23 @@ TEST(JitgemmTune, StaleNeedsAGpuAndFindsNothingInAnEmptyDatabase) {
     EXPECT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("no stale records"), std::string::npos) << r.output;
   }
+}
+
+// Against the templates of this source tree (this build's own), the shipped records tuned with
+// them are current and not listed; those tuned with older templates are listed and kept; nothing
+// is compiled for either, and with --no-write the file stays as it was.
+TEST(JitgemmTune, RefreshUnchangedListsWithoutAGpu) {
+  const std::string dir = jitgemm::testing::temp_dir("refresh");
+  const std::string db = dir + "/db.json";
+  std::filesystem::copy_file(std::string(JITGEMM_SOURCE_DIR) + "/tuning_db/jitgemm_tuning.json", db);
+  const std::string before = [&] { std::ifstream in(db); return std::string(std::istreambuf_iterator<char>(in), {}); }();
+  const ToolRun r = run_tool("--db " + db + " --no-write --refresh-unchanged " + std::string(JITGEMM_SOURCE_DIR) +
+                             "/kernel_templates");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("would refresh 0 of"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("kernel changed"), std::string::npos) << r.output;
+  const std::string after = [&] { std::ifstream in(db); return std::string(std::istreambuf_iterator<char>(in), {}); }();
+  EXPECT_EQ(before, after);
 }
 
 TEST(JitgemmTune, CompileOnlyPrintsResourcesOfTheSample) {

@@ -1,0 +1,86 @@
+#include "tune/record_refresh.hpp"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "codegen/source_render.hpp"
+#include "database/environments.hpp"
+#include "jitgemm/runtime.hpp"
+#include "codegen/kernel_family.hpp"
+
+namespace jitgemm {
+namespace {
+
+// The cubin of `record`'s kernel under `templates`, or the reason there is none.
+struct Built {
+  std::vector<char> cubin;
+  std::string error;
+};
+
+Built build(const TuningRecord& record, const TemplateStore& templates, const Compiler& compiler) {
+  try {
+    const RenderedKernel kernel = render_kernel(record.config, specialization_of(record.problem), templates);
+    const CompileOutcome out = compiler.compile(kernel.source, kernel.kernel_name, CompileOptions{});
+    if (!out.ok) return {{}, fmt::format("{} does not compile: {}", kernel.kernel_name, out.log)};
+    return {out.kernel.cubin, {}};
+  } catch (const Error& e) {
+    return {{}, e.what()};
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(RefreshOutcome outcome) noexcept {
+  switch (outcome) {
+    case RefreshOutcome::Refreshed: return "refreshed";
+    case RefreshOutcome::KernelChanged: return "kernel changed";
+    case RefreshOutcome::OtherTemplates: return "other templates";
+    case RefreshOutcome::OtherFields: return "stale otherwise";
+    case RefreshOutcome::NotCompiled: return "not compiled";
+  }
+  return "?";
+}
+
+std::vector<RecordRefresh> refresh_unchanged(TuningDatabase& db, const TemplateStore& tuned_with,
+                                             const TemplateStore& current, const Compiler& compiler) {
+  const Environments now = machine_environments(current, std::nullopt, nvrtc_version(), std::string(version()));
+  std::vector<RecordRefresh> out;
+  std::vector<TuningRecord> refreshed;
+  for (const TuningRecord& record : db.records()) {
+    const std::vector<StaleField> stale = staleness(record, now);
+    bool template_hash = false, other = false;
+    for (const StaleField& f : stale) (f.field == EnvironmentField::TemplateHash ? template_hash : other) = true;
+    if (!template_hash) continue;  // current in its templates: nothing to refresh
+    RecordRefresh r{record.key(), RefreshOutcome::Refreshed, {}};
+    const std::string_view path = template_path(record.config.family());
+    const std::string before = tuned_with.template_hash(path), after = current.template_hash(path);
+    if (other) {
+      r.outcome = RefreshOutcome::OtherFields, r.detail = to_string(stale);
+    } else if (record.environment.template_hash != before) {
+      r.outcome = RefreshOutcome::OtherTemplates;
+      r.detail = fmt::format("tuned with {} templates {}, not {} ({})", path, record.environment.template_hash, before,
+                             tuned_with.origin());
+    } else {
+      const Built old_kernel = build(record, tuned_with, compiler), new_kernel = build(record, current, compiler);
+      if (!old_kernel.error.empty() || !new_kernel.error.empty()) {
+        r.outcome = RefreshOutcome::NotCompiled;
+        r.detail = !old_kernel.error.empty() ? "before: " + old_kernel.error : "now: " + new_kernel.error;
+      } else if (old_kernel.cubin != new_kernel.cubin) {
+        r.outcome = RefreshOutcome::KernelChanged;
+        r.detail = fmt::format("{} templates {} -> {}: the cubins differ", path, before, after);
+      } else {
+        r.detail = fmt::format("{} templates {} -> {}: the same cubin ({} bytes)", path, before, after,
+                               new_kernel.cubin.size());
+        TuningRecord updated = record;
+        updated.environment.template_hash = after;
+        refreshed.push_back(std::move(updated));
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  for (TuningRecord& r : refreshed) db.upsert(std::move(r));
+  return out;
+}
+
+}  // namespace jitgemm
