@@ -2,12 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <optional>
 
+#include "codegen/kernel_family.hpp"
 #include "codegen/source_render.hpp"
 #include "database/environments.hpp"
 #include "jitgemm/runtime.hpp"
-#include "codegen/kernel_family.hpp"
 
 namespace jitgemm {
 namespace {
@@ -45,6 +46,7 @@ std::string_view to_string(RefreshOutcome outcome) noexcept {
 std::vector<RecordRefresh> refresh_unchanged(TuningDatabase& db, const TemplateStore& tuned_with,
                                              const TemplateStore& current, const Compiler& compiler) {
   const Environments now = machine_environments(current, std::nullopt, nvrtc_version(), std::string(version()));
+  std::map<KernelFamily, std::string> tuned_with_hashes;  // of `tuned_with`, per family as records ask
   std::vector<RecordRefresh> out;
   std::vector<TuningRecord> refreshed;
   for (const TuningRecord& record : db.records()) {
@@ -53,8 +55,12 @@ std::vector<RecordRefresh> refresh_unchanged(TuningDatabase& db, const TemplateS
     for (const StaleField& f : stale) (f.field == EnvironmentField::TemplateHash ? template_hash : other) = true;
     if (!template_hash) continue;  // current in its templates: nothing to refresh
     RecordRefresh r{record.key(), RefreshOutcome::Refreshed, {}};
-    const std::string_view path = template_path(record.config.family());
-    const std::string before = tuned_with.template_hash(path), after = current.template_hash(path);
+    const KernelFamily family = record.config.family();
+    const std::string_view path = template_path(family);
+    auto [at, added] = tuned_with_hashes.try_emplace(family);
+    if (added) at->second = tuned_with.template_hash(path);
+    const std::string& before = at->second;
+    const std::string& after = now.template_hashes.at(family);
     if (other) {
       r.outcome = RefreshOutcome::OtherFields, r.detail = to_string(stale);
     } else if (record.environment.template_hash != before) {

@@ -4,12 +4,12 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
-#include <iterator>
 #include <fstream>
 #include <utility>
 #include <string>
 
 #include "support/test_support.hpp"
+#include "tools/run_tool.hpp"
 
 namespace {
 
@@ -165,14 +165,13 @@ TEST(JitgemmTune, RefreshUnchangedListsWithoutAGpu) {
   const std::string dir = jitgemm::testing::temp_dir("refresh");
   const std::string db = dir + "/db.json";
   std::filesystem::copy_file(std::string(JITGEMM_SOURCE_DIR) + "/tuning_db/jitgemm_tuning.json", db);
-  const std::string before = [&] { std::ifstream in(db); return std::string(std::istreambuf_iterator<char>(in), {}); }();
+  const std::string before = jitgemm::testing::read_file_text(db);
   const ToolRun r = run_tool("--db " + db + " --no-write --refresh-unchanged " + std::string(JITGEMM_SOURCE_DIR) +
                              "/kernel_templates");
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("would refresh 0 of"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("kernel changed"), std::string::npos) << r.output;
-  const std::string after = [&] { std::ifstream in(db); return std::string(std::istreambuf_iterator<char>(in), {}); }();
-  EXPECT_EQ(before, after);
+  EXPECT_EQ(jitgemm::testing::read_file_text(db), before);
 }
 
 TEST(JitgemmTune, CompileOnlyPrintsResourcesOfTheSample) {
