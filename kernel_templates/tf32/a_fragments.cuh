@@ -69,17 +69,19 @@ __device__ __forceinline__ void put_fragment(AFragments& f, int i, int r, float 
 // brought them). tf32x3 takes the split as
 // the tensor cores read it (common/tf32_split.cuh): 3-4 instructions a value against about 12
 // for the NaN-safe split, on the path from a block's wait to the next block's wgmma issue.
-// A K-major A with one block per stage group: a thread whose values are all finite (four
-// interleaved probes tell) takes it, the others the NaN-safe split (H200 largeK: 0.607 ms,
-// against 0.612 with no branch). An MN-major A, or two blocks a group (a16 at block_k 32): no
-// branch (ptxas serializes those kernels' wgmmas when their register operands are written on
-// divergent paths, C7515, even on a warp-uniform choice; JITGEMM_FULL_SWEEP's compile test
-// finds them); selects give inf and NaN the NaN-safe split's parts instead: big NaN for NaN (a
-// NaN whose payload lies in the low 13 bits would read as inf), small NaN for both (the unmasked
-// integer rounding turns NaN bits into a tiny negative number, and inf x (small 0) x a negative
-// small part of b then adds -inf to the big product's inf where the NaN rule would have dropped
-// it).
-constexpr bool SPLIT_BRANCH = !A_MN_MAJOR && GROUP_BLOCKS == 1;
+// An A with one block per stage group (K-major or MN-major): a thread whose values are all
+// finite (four interleaved probes tell) takes it, the others the NaN-safe split (H200 largeK:
+// 0.607 ms, against 0.612 with no branch; an MN-major A, session 41 with NVRTC 13.0, which no
+// longer serializes those kernels' wgmmas for it: transA `_rst_sk` 1.262 -> 1.167 ms, TN 4096^3
+// `_a64_rs` 1.109 -> 1.044, TN 524288 x 256 x 256 `_rst_sk` 0.666 -> 0.659). Two blocks a group
+// (a16 at block_k 32): no branch (ptxas serializes those kernels' wgmmas when their register
+// operands are written on divergent paths, C7515, even on a warp-uniform choice;
+// JITGEMM_FULL_SWEEP's compile test finds them); selects give inf and NaN the NaN-safe split's
+// parts instead: big NaN for NaN (a NaN whose payload lies in the low 13 bits would read as inf),
+// small NaN for both (the unmasked integer rounding turns NaN bits into a tiny negative number,
+// and inf x (small 0) x a negative small part of b then adds -inf to the big product's inf where
+// the NaN rule would have dropped it).
+constexpr bool SPLIT_BRANCH = GROUP_BLOCKS == 1;
 __device__ __forceinline__ void split_fragments(AFragments& f) {
   if constexpr (!TF32X3) {
     f.nonfinite = false;  // read by tf32x3 only
