@@ -74,6 +74,22 @@ TEST_P(WgmmaSampleCompiles, TransformWarpsWithBothOperandsMnMajor) {
   print(results);
 }
 
+// A in registers read MN-major (A.T @ B unswapped, or A @ B swapped: the kernel's A is then
+// op(B)^T): the sample's register-A configs rendered so, whose finite split takes the branch
+// (SPLIT_BRANCH, tf32/a_fragments.cuh): no wgmma of theirs may be serialized for it.
+TEST_P(WgmmaSampleCompiles, RegisterAReadMnMajor) {
+  ProblemKey key = key_for(GetParam(), 4096);
+  key.trans_a = Op::T;
+  std::vector<KernelConfig> mn_major;
+  for (const KernelConfig& c : representative_sample(key))
+    if (c.wgmma().a_in_registers() && !c.wgmma().swap_ab && c.wgmma().b != WgmmaB::Transformed) mn_major.push_back(c);
+  ASSERT_GE(mn_major.size(), 2u);
+  const auto results = compile_all(render_all(mn_major, KernelSpecialization{Op::T, Op::N, 4, 4, 4}), 1);
+  for (const CompileResult& r : results) EXPECT_NE(r.name.find("_mn"), std::string::npos) << r.name;
+  expect_clean_at_entry_cap(results);
+  print(results);
+}
+
 TEST(SplitOperandCompiles, EveryVariantWithoutSpills) {
   std::vector<RenderedKernel> kernels;
   for (int planes : {0, 1, 2})
