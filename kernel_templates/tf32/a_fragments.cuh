@@ -81,7 +81,10 @@ __device__ __forceinline__ void put_fragment(AFragments& f, int i, int r, float 
 // small NaN for both (the unmasked integer rounding turns NaN bits into a tiny negative number,
 // and inf x (small 0) x a negative small part of b then adds -inf to the big product's inf where
 // the NaN rule would have dropped it).
-constexpr bool SPLIT_BRANCH = GROUP_BLOCKS == 1;
+// tf32 mode never reads it; there it keeps the value it always had (false read MN-major):
+// NVRTC keeps a namespace-scope constexpr as a global of the module, so a new value alone would
+// change those kernels' cubins and stale their records.
+constexpr bool SPLIT_BRANCH = GROUP_BLOCKS == 1 && (TF32X3 || !A_MN_MAJOR);
 __device__ __forceinline__ void split_fragments(AFragments& f) {
   if constexpr (!TF32X3) {
     f.nonfinite = false;  // read by tf32x3 only
