@@ -26,9 +26,10 @@ __device__ __forceinline__ unsigned raw_a_addr(unsigned tile, int m, int k) {
 }
 
 // A_SYM: where a 32-row sub-block of a stage's raw tile came from (the producer's choice, a
-// warp-uniform one here: a warp's 16 rows lie in one sub-block, its FRAG_STEPS k8 steps in one
-// stage of BLOCK_K = 32): the stored side, X(r, c) as rows r (the layout above); the mirror,
-// X(c, r) as rows c, [32 k][32 m] swizzled alike; or the diagonal, whose one box holds both.
+// warp-uniform one here: a warp's 16 rows lie in one sub-block; a stage of BLOCK_K = 32 is one
+// sub-block of K): the stored side, X(r, c) as rows r (the layout above); the mirror, X(c, r)
+// as rows c, [32 k][32 m] swizzled alike; or the diagonal, whose one box holds both. Each stage
+// of a group has its own (blocks of 64 span two stages, which may lie on two sides).
 enum SymSide { kSymStored, kSymMirrored, kSymDiagonal };
 
 // Shared address of A'(m, k) in a mirrored sub-block: row k of its [32 k][32 m] box.
@@ -118,11 +119,12 @@ __device__ __forceinline__ void split_fragments(AFragments& f) {
   }
 }
 
-// Reads k8 steps first .. first + FRAG_STEPS - 1 of `group` (step g in stage g / K_STEPS) for
-// the thread's rows m and m + 8 into f. MASKED: a triangular A' (A_KEEP) is masked as it is read
-// (tf32/operand_triangle.cuh); d0 is k - row of the thread's first value (row m, K group.k0 +
-// 8 first + lane % 4), the others differ from it by constants. SIDE: A_SYM's sub-block.
-template <bool MASKED, SymSide SIDE = kSymStored>
+// Reads k8 steps first + I0 .. first + I1 - 1 of `group` (step g in stage g / K_STEPS) for the
+// thread's rows m and m + 8 into f[I0 .. I1 - 1]. MASKED: a triangular A' (A_KEEP) is masked as
+// it is read (tf32/operand_triangle.cuh); d0 is k - row of the thread's first value (row m, K
+// group.k0 + 8 first + lane % 4), the others differ from it by constants. SIDE: A_SYM's
+// sub-block of the steps' stage.
+template <bool MASKED, SymSide SIDE = kSymStored, int I0 = 0, int I1 = FRAG_STEPS>
 __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup& group, int first, int m, int d0) {
   const int lane = threadIdx.x % 32;
   if constexpr (K_PERMUTED && !MASKED) {
@@ -146,7 +148,7 @@ __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup
     return;
   }
 #pragma unroll
-  for (int i = 0; i < FRAG_STEPS; ++i) {
+  for (int i = I0; i < I1; ++i) {
     const int g = first + i;
     const unsigned tile = group.addr[g / K_STEPS];  // the raw A tile opens the stage
     const int k = (g % K_STEPS) * 8 + lane % 4;     // columns k and k + 4
@@ -163,6 +165,21 @@ __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup
   }
 }
 
+// A_SYM: steps I0 .. of the FRAG_STEPS (those of one stage, from its 32-row sub-block r0 and
+// its K k0, both multiples of 32), read from that stage's side; then the next stage's.
+template <int I0>
+__device__ __forceinline__ void read_symmetric_a_fragments(AFragments& f, const StageGroup& group, int first, int m) {
+  constexpr int I1 = I0 + K_STEPS < FRAG_STEPS ? I0 + K_STEPS : FRAG_STEPS;
+  const int r0 = group.m0 + m / 32 * 32, k0 = group.k0 + (first + I0) / K_STEPS * BLOCK_K;
+  if (k0 == r0)
+    read_a_fragments<false, kSymDiagonal, I0, I1>(f, group, first, m, 0);
+  else if (sym_mirrored<A_SYM>(r0, k0))
+    read_a_fragments<false, kSymMirrored, I0, I1>(f, group, first, m, 0);
+  else
+    read_a_fragments<false, kSymStored, I0, I1>(f, group, first, m, 0);
+  if constexpr (I1 < FRAG_STEPS) read_symmetric_a_fragments<I1>(f, group, first, m);
+}
+
 // Loads k8 steps first .. first + FRAG_STEPS - 1 of `group` for the warpgroup's rows wg_row0 ..
 // wg_row0 + 63 (fragment layout: common/wgmma.cuh, RS). A_KEEP: only steps that meet the
 // diagonal of the triangular A' take the masked read (a warp-uniform choice; the work list
@@ -170,16 +187,9 @@ __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup
 __device__ __forceinline__ void load_a_fragments(AFragments& f, const StageGroup& group, int first, int wg_row0) {
   const int lane = threadIdx.x % 32;
   const int m = wg_row0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;  // rows m and m + 8
-  if constexpr (A_SYM != 0) {
-    // The warp's sub-block starts at row r0, its stage at K k0 (both multiples of 32).
-    const int r0 = group.m0 + m / 32 * 32, k0 = group.k0 + first / K_STEPS * BLOCK_K;
-    if (k0 == r0)
-      read_a_fragments<false, kSymDiagonal>(f, group, first, m, 0);
-    else if (sym_mirrored<A_SYM>(r0, k0))
-      read_a_fragments<false, kSymMirrored>(f, group, first, m, 0);
-    else
-      read_a_fragments<false, kSymStored>(f, group, first, m, 0);
-  } else if (A_KEEP != 0 && !triangle_inside<A_KEEP, 64, FRAG_STEPS * 8>(group.m0 + wg_row0, group.k0 + first * 8))
+  if constexpr (A_SYM != 0)
+    read_symmetric_a_fragments<0>(f, group, first, m);
+  else if (A_KEEP != 0 && !triangle_inside<A_KEEP, 64, FRAG_STEPS * 8>(group.m0 + wg_row0, group.k0 + first * 8))
     read_a_fragments<A_KEEP != 0>(f, group, first, m, group.k0 + first * 8 + lane % 4 - (group.m0 + m));
   else
     read_a_fragments<false>(f, group, first, m, 0);

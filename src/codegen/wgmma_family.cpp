@@ -445,9 +445,9 @@ WgmmaOperandMasks wgmma_operand_masks(const KernelConfig& c, const KernelSpecial
     m.a_unit = w.swap_ab ? b_unit : a_unit;
     // A symmetric operand is its own transpose: A' is its storage read as rows, whichever op.
     const Triangle sym = w.swap_ab ? s.b_symmetric : s.a_symmetric;
-    // (One stage per block: a block of two stages may lie on both sides of the diagonal, which
-    // tf32/a_fragments.cuh does not read; such a config gets the dense copy.)
-    if (sym != Triangle::None && c.block_k == 32 && w.cluster == 1 && wgmma_group_stages(c) == 1)
+    // (Stages of 32 K: each stage's 32 x 32 sub-blocks lie on one side of the diagonal or on it;
+    // a block of two stages takes each from its own side, tf32/a_fragments.cuh.)
+    if (sym != Triangle::None && c.block_k == 32 && w.cluster == 1)
       m.a_sym = triangle_code(sym);
   }
   if (w.b_read_raw()) {

@@ -84,14 +84,16 @@ INSTANTIATE_TEST_SUITE_P(AllModes, StructuredCompiles,
 
 // A symmetric A' in registers read from its stored triangle (A_SYM): symmetric_both with A
 // lower-stored (A' = op(A)), and swapped with B upper-stored (A' = op(B)^T), in both tensor-core
-// modes, B' from the pre-pass and transformed in the kernel.
+// modes, B' from the pre-pass and transformed in the kernel, blocks of 32 and of 64.
 TEST(StructuredCompiles, SymmetricOperandInRegistersReadFromItsTriangle) {
   std::vector<RenderedKernel> kernels;
   for (auto [precision, name, swap] :
        {std::tuple{Precision::TF32, "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs", false},
         std::tuple{Precision::TF32, "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap", true},
         std::tuple{Precision::TF32x3, "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rst_tw", false},
-        std::tuple{Precision::TF32x3, "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_swap", true}}) {
+        std::tuple{Precision::TF32x3, "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_swap", true},
+        // Blocks of 64 over two stages of 32, each stage from its own side of the diagonal.
+        std::tuple{Precision::TF32x3, "wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rst", false}}) {
     ProblemKey key;
     key.m = key.n = key.k = 4096;
     key.precision = precision;

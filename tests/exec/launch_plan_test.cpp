@@ -214,6 +214,15 @@ TEST(LaunchPlan, SplitKAndSymmetricCopies) {
     EXPECT_FALSE(plan.prepass_a);
     expect_sound(plan);
   }
+  // So is one in blocks of 64 (two stages of 32, each from its side of the diagonal): tf32x3's
+  // default for a symmetric A, no dense copy.
+  ProblemKey both = key_of(Precision::TF32x3, 4096, 4096, 4096, Op::N, Op::N);
+  both.structure_a = both.structure_b = Structure::Symmetric;
+  plan = make_launch_plan(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rst"), both, {132, 0});
+  EXPECT_EQ(plan.a_sym, 1);
+  EXPECT_FALSE(plan.a.copied || plan.prepass_a);
+  EXPECT_EQ(plan.workspace.copy_a.bytes, 0u);
+  expect_sound(plan);
 }
 
 // Large fp32 products: the SIMT kernel reads an operand stored K-contiguous (A as N, B as T)

@@ -3,7 +3,7 @@
 // that reads it fails; the result must meet the mode's contract against float64 of the full
 // symmetric product. Covers the pre-pass that expands while it rounds (wgmma planes), the wgmma
 // A' in registers read from its stored triangle (A_SYM: mirrored 32 x 32 boxes, the diagonal
-// box read both ways), the raw copy for operands read in place otherwise (SIMT, mma.sync, B'
+// box read both ways, blocks of 64 whose two stages lie on two sides), the raw copy for operands read in place otherwise (SIMT, mma.sync, B'
 // transformed or rounded, the converter's source), every op combination, sizes off the 32-row
 // boxes, and padded leading dimensions.
 #include <gtest/gtest.h>
@@ -41,7 +41,10 @@ TEST_P(SymmetricOperands, OnlyTheLowerTriangleIsRead) {
   for (const Case& s : {Case{300, 257, 257, Op::N, Op::N, false, true, 0}, Case{513, 200, 513, Op::T, Op::T, true, false, 7},
                         Case{384, 384, 384, Op::N, Op::T, true, true, 4}, Case{1000, 1000, 1000, Op::T, Op::N, true, true, 0},
                         Case{513, 513, 513, Op::N, Op::N, true, true, 0, true},
-                        Case{257, 300, 257, Op::T, Op::N, true, false, 3, true}}) {
+                        Case{257, 300, 257, Op::T, Op::N, true, false, 3, true},
+                        // Big enough for tf32x3's blocks of 64 (K >= 2048), off the 64-K blocks
+                        // so that blocks straddle the diagonal's 32 x 32 sub-blocks.
+                        Case{2080, 2080, 2080, Op::N, Op::N, true, true, 0}, Case{2112, 2048, 2112, Op::T, Op::T, true, true, 1, true}}) {
     GemmProblem p;
     p.precision = GetParam();
     p.m = s.m, p.n = s.n, p.k = s.k, p.trans_a = s.ta, p.trans_b = s.tb;
@@ -54,6 +57,12 @@ TEST_P(SymmetricOperands, OnlyTheLowerTriangleIsRead) {
     const KernelSpecialization spec = specialization_of(key);
     std::vector<KernelConfig> configs = tuning_sample(key);
     if (p.precision != Precision::FP32) configs.push_back(mma_representative_sample(key).front());
+    // tf32x3's A' in registers in blocks of 64, two stages of 32 each read from its own side
+    // (rounded and truncated; swapped, A' is op(B)^T).
+    if (p.precision == Precision::TF32x3 && wgmma_blocks_of_64_allowed(key))
+      for (const char* name : {"wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rst", "wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rs",
+                               "wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rs_swap"})
+        configs.push_back(KernelConfig::parse(name));
     // SIMT tiles with the K split that keeps the fp32 contract on small outputs (as served).
     for (KernelConfig& c : configs)
       if (c.family() == KernelFamily::Simt) c.split_k = default_split_k(key, c);
