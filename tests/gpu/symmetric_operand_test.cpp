@@ -44,7 +44,7 @@ TEST_P(SymmetricOperands, OnlyTheLowerTriangleIsRead) {
                         Case{257, 300, 257, Op::T, Op::N, true, false, 3, true},
                         // Big enough for tf32x3's blocks of 64 (K >= 2048), off the 64-K blocks
                         // so that blocks straddle the diagonal's 32 x 32 sub-blocks.
-                        Case{2080, 2080, 2080, Op::N, Op::N, true, true, 0}, Case{2112, 2048, 2112, Op::T, Op::T, true, true, 1, true}}) {
+                        Case{2080, 2080, 2080, Op::N, Op::N, true, true, 0}, Case{2112, 2112, 2112, Op::T, Op::T, true, true, 1, true}}) {
     GemmProblem p;
     p.precision = GetParam();
     p.m = s.m, p.n = s.n, p.k = s.k, p.trans_a = s.ta, p.trans_b = s.tb;
