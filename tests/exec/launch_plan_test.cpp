@@ -225,6 +225,28 @@ TEST(LaunchPlan, SplitKAndSymmetricCopies) {
   expect_sound(plan);
 }
 
+// A symmetric operand must be square, whoever makes the plan (the launcher's callers need not
+// have validated a GemmProblem): the kernels read one triangle and mirror it.
+TEST(LaunchPlan, RefusesANonSquareSymmetricOperand) {
+  ProblemKey key = key_of(Precision::TF32x3, 2112, 2048, 2112, Op::T, Op::T);
+  key.structure_b = Structure::SymmetricUpper;
+  for (const char* name : {"wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8", "simt_fp32_128x128x8_w2x4_t8x8_s3_k1_g8"}) {
+    KernelConfig c = KernelConfig::parse(name);
+    ProblemKey k = key;
+    k.precision = c.precision;
+    try {
+      make_launch_plan(c, k, {132, 0});
+      ADD_FAILURE() << name << ": planned";
+    } catch (const InvalidArgument& e) {
+      EXPECT_NE(std::string(e.what()).find("structure_b=symmetric_upper needs a square operand, got 2112 x 2048"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  key.n = 2112;  // square: planned
+  EXPECT_NO_THROW(make_launch_plan(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8"), key, {132, 0}));
+}
+
 // Large fp32 products: the SIMT kernel reads an operand stored K-contiguous (A as N, B as T)
 // from a transposed copy, M- or N-contiguous, and from 2048 on an unaligned operand (rows not
 // 16-byte aligned) from a copy with aligned rows, transposed or not; the other families and
