@@ -3,8 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <tuple>
-
 #include "codegen/simt_family.hpp"
 #include "codegen/split_k_policy.hpp"
 #include "codegen/wgmma_family.hpp"
@@ -174,11 +172,10 @@ LaunchPlan make_launch_plan(const KernelConfig& config, const ProblemKey& proble
     throw InvalidArgument(fmt::format("launch plan {}: sm_count={} must be >= 1", config.name(), device.sm_count));
   // Plans are made from keys, past GemmProblem::validate for the Runtime's calls but not for
   // every caller of the launcher: a symmetric operand read from one triangle must be square.
-  for (auto [name, s, rows, cols] : {std::tuple{"structure_a", problem.structure_a, problem.m, problem.k},
-                                     std::tuple{"structure_b", problem.structure_b, problem.k, problem.n}})
-    if (is_symmetric(s) && rows != cols)
-      throw InvalidArgument(fmt::format("launch plan {}: {}={} needs a square operand, got {} x {} ({})", config.name(),
-                                        name, to_string(s), rows, cols, problem.canonical()));
+  if (const std::string e =
+          symmetric_shape_error(problem.structure_a, problem.structure_b, problem.m, problem.n, problem.k);
+      !e.empty())
+    throw InvalidArgument(fmt::format("launch plan {}: {} ({})", config.name(), e, problem.canonical()));
   LaunchPlan plan;
   plan.config = config;
   plan.key = problem;

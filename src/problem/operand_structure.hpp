@@ -5,6 +5,9 @@
 //   product_triangles(key)  // the nonzero triangles of the kernel's op(A), op(B) and the kept part of C
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include "jitgemm/problem.hpp"
 
 namespace jitgemm {
@@ -37,6 +40,13 @@ constexpr bool is_triangular(Structure s) noexcept {
 constexpr bool has_unit_diagonal(Structure s) noexcept {
   return s == Structure::LowerUnit || s == Structure::UpperUnit;
 }
+
+// A symmetric operand is square; a triangular one may be any shape (trapezoidal). Why op(A)
+// (M x K) or op(B) (K x N) declared symmetric is not square, naming its structure field
+// ("structure_b=symmetric_upper needs a square operand, but op(B) is K x N = 65 x 64"); empty
+// when both are. GemmProblem::validate and make_launch_plan (whose keys not every caller
+// validated) both ask.
+std::string symmetric_shape_error(Structure a, Structure b, int64_t m, int64_t n, int64_t k);
 
 // The triangle of the stored matrix that is read (None: all of it).
 constexpr Triangle stored_triangle(Structure s) noexcept {

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <climits>
+#include <tuple>
 
 #include "jitgemm/error.hpp"
 #include "problem/operand_structure.hpp"
@@ -60,6 +61,14 @@ int64_t GemmProblem::effective_lda() const noexcept { return lda != 0 ? lda : st
 int64_t GemmProblem::effective_ldb() const noexcept { return ldb != 0 ? ldb : stored_shape_b(*this).cols; }
 int64_t GemmProblem::effective_ldc() const noexcept { return ldc != 0 ? ldc : n; }
 
+std::string symmetric_shape_error(Structure a, Structure b, int64_t m, int64_t n, int64_t k) {
+  for (auto [name, s, dims, rows, cols] : {std::tuple{"structure_a", a, "op(A) is M x K", m, k},
+                                           std::tuple{"structure_b", b, "op(B) is K x N", k, n}})
+    if (is_symmetric(s) && rows != cols)
+      return fmt::format("{}={} needs a square operand, but {} = {} x {}", name, to_string(s), dims, rows, cols);
+  return {};
+}
+
 void GemmProblem::validate(std::string_view where) const {
   auto fail = [&](const std::string& what) { throw InvalidArgument(fmt::format("{}: {}", where, what)); };
   constexpr int64_t kMaxDim = INT_MAX;
@@ -90,14 +99,7 @@ void GemmProblem::validate(std::string_view where) const {
       throw NotSupported(fmt::format("{}: {}={} is not supported (leading dimensions must be below 2^30)", where,
                                      name, ld));
   // alpha and beta may be any float, NaN and Inf included: they propagate as IEEE says.
-  // A symmetric operand is square; a triangular one may be any shape (trapezoidal).
-  auto check_structure = [&](const char* name, Structure s, const char* dims, int64_t rows, int64_t cols) {
-    if (is_symmetric(s) && rows != cols)
-      fail(fmt::format("{}={} needs a square operand, but {} = {} x {}", name, jitgemm::to_string(s), dims, rows,
-                       cols));
-  };
-  check_structure("structure_a", structure_a, "op(A) is M x K", m, k);
-  check_structure("structure_b", structure_b, "op(B) is K x N", k, n);
+  if (const std::string e = symmetric_shape_error(structure_a, structure_b, m, n, k); !e.empty()) fail(e);
 }
 
 std::string GemmProblem::to_string() const {

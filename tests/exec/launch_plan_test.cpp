@@ -238,7 +238,7 @@ TEST(LaunchPlan, RefusesANonSquareSymmetricOperand) {
       make_launch_plan(c, k, {132, 0});
       ADD_FAILURE() << name << ": planned";
     } catch (const InvalidArgument& e) {
-      EXPECT_NE(std::string(e.what()).find("structure_b=symmetric_upper needs a square operand, got 2112 x 2048"),
+      EXPECT_NE(std::string(e.what()).find("structure_b=symmetric_upper needs a square operand, but op(B) is K x N = 2112 x 2048"),
                 std::string::npos)
           << e.what();
     }

@@ -3,9 +3,9 @@
 // that reads it fails; the result must meet the mode's contract against float64 of the full
 // symmetric product. Covers the pre-pass that expands while it rounds (wgmma planes), the wgmma
 // A' in registers read from its stored triangle (A_SYM: mirrored 32 x 32 boxes, the diagonal
-// box read both ways, blocks of 64 whose two stages lie on two sides), the raw copy for operands read in place otherwise (SIMT, mma.sync, B'
-// transformed or rounded, the converter's source), every op combination, sizes off the 32-row
-// boxes, and padded leading dimensions.
+// box read both ways, blocks of 64 whose two stages lie on two sides), the raw copy for operands
+// read in place otherwise (SIMT, mma.sync, B' transformed or rounded, the converter's source),
+// every op combination, sizes off the 32-row boxes, and padded leading dimensions.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -44,7 +44,8 @@ TEST_P(SymmetricOperands, OnlyTheLowerTriangleIsRead) {
                         Case{257, 300, 257, Op::T, Op::N, true, false, 3, true},
                         // Big enough for tf32x3's blocks of 64 (K >= 2048), off the 64-K blocks
                         // so that blocks straddle the diagonal's 32 x 32 sub-blocks.
-                        Case{2080, 2080, 2080, Op::N, Op::N, true, true, 0}, Case{2112, 2112, 2112, Op::T, Op::T, true, true, 1, true}}) {
+                        Case{2080, 2080, 2080, Op::N, Op::N, true, true, 0},
+                        Case{2112, 2112, 2112, Op::T, Op::T, true, true, 1, true}}) {
     GemmProblem p;
     p.precision = GetParam();
     p.m = s.m, p.n = s.n, p.k = s.k, p.trans_a = s.ta, p.trans_b = s.tb;
