@@ -26,6 +26,9 @@
 // Output: big[r * ld_dst + k], small[r * ld_dst + k], r < R, k < ld_dst, zeros for k >= K.
 // Rows past R are not written: the main kernel's tensor maps stop at R and the TMA unit
 // fills the rest of an edge tile with zeros.
+// PERMUTE_K = 1 (TRANSPOSE = 1, not symmetric, both planes written): each 32-wide K block of a
+// plane row in the main kernel's permuted order (K_PERMUTED of tf32/wgmma_gemm.cu): its 16-byte
+// chunk c holds K values c, c + 8, c + 16, c + 24 of the block.
 // skip_band > 0 (TRIANGLE, planes for tf32/wgmma_gemm.cu): a tile whose values all lie more than
 // skip_band values of K beyond the diagonal of the view, on the zero side, is not written at
 // all. The host passes the main kernel's tile rows plus its K unit: its work list never reads
@@ -52,6 +55,7 @@ constexpr int SYMMETRIC = 0;  // 1 (2): a symmetric source, read from its lower 
 constexpr int TRIANGLE = 0;   // 1 (2): a lower (upper) triangular source, the other triangle not read
 constexpr int UNIT_DIAGONAL = 0;  // TRIANGLE: 1: the diagonal is not read either, taken as 1
 constexpr int SMALL_ONLY = 0; // 1: tf32x3, only the small plane (the big one is the source itself)
+constexpr int PERMUTE_K = 0;  // 1: each 32-wide K block in the main kernel's K_PERMUTED order
 #endif
 
 constexpr int TILE_R = 64;    // operand rows per CTA
@@ -69,6 +73,8 @@ static_assert(SMALL_ONLY == 0 || (PLANES == 2 && TRANSPOSE == 0 && VEC == 4 && S
               "SMALL_ONLY: a tf32x3 split of a K-contiguous, 16-byte aligned general source (the big plane "
               "is the source, as a tensor map reads it)");
 static_assert(TILE_R * TILE_K == 16 * THREADS, "each thread moves 4 float4 of the tile");
+static_assert(PERMUTE_K == 0 || (TRANSPOSE == 1 && SYMMETRIC == 0 && SMALL_ONLY == 0),
+              "PERMUTE_K: planes written from an R-contiguous, non-symmetric source (split_transposed)");
 
 // Four consecutive source values starting at `p`, `valid` of them in range (0..4), zeros after.
 __device__ __forceinline__ float4 load4(const float* p, int valid) {
@@ -168,6 +174,9 @@ __device__ __forceinline__ bool split_rows(const float* src, long long ld_src, i
 //          (h < 2) .. +3 from tile[k..k+3][r] and writes float4s (128-byte row segments).
 // The odd stride makes the column reads conflict-free: lanes with equal t/8 read banks
 // 4(t%8)·65 + j ≡ 4(t%8) + j, and t/8 adds 0..3 (mod 32), so 32 distinct banks.
+// PERMUTE_K: chunk c = t%8 of block h holds K values 32h + c + 8j (j < 4): tile[32h + c + 8j][r],
+// banks c + 8j + r (mod 32); so a warp w takes rows w, w + 8, w + 16, w + 24 (lane/8 picks one,
+// and + 32i), whose c + r are 32 distinct banks, each row still one 128-byte segment.
 __device__ __forceinline__ bool split_transposed(const float* src, long long ld_src, int R, int K,
                                                  float* big, float* small, long long ld_dst,
                                                  int r0, int k0) {
@@ -191,12 +200,14 @@ __device__ __forceinline__ bool split_transposed(const float* src, long long ld_
   bool nonfinite = false;
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
-    const int r = threadIdx.x / 8 + 32 * i;
+    const int r = (PERMUTE_K ? 8 * (threadIdx.x % 32 / 8) + threadIdx.x / 32 : threadIdx.x / 8) + 32 * i;
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int kt = (threadIdx.x % 8) * 4 + 32 * h;  // K offset inside the tile
+      const int c = threadIdx.x % 8, kt = 4 * c + 32 * h;  // the chunk's K offset inside the tile
       if (r0 + r >= R || k0 + kt >= ld_dst) continue;
-      const float4 x = make_float4(tile[kt][r], tile[kt + 1][r], tile[kt + 2][r], tile[kt + 3][r]);
+      const float4 x = PERMUTE_K ? make_float4(tile[32 * h + c][r], tile[32 * h + c + 8][r], tile[32 * h + c + 16][r],
+                                               tile[32 * h + c + 24][r])
+                                 : make_float4(tile[kt][r], tile[kt + 1][r], tile[kt + 2][r], tile[kt + 3][r]);
       nonfinite |= store4(big, small, (long long)(r0 + r) * ld_dst + k0 + kt, x);
     }
   }

@@ -92,6 +92,12 @@ constexpr int PDL = 0;             // 1: launched as a programmatic dependent of
 constexpr int PRODUCER_REGS = 40, CONSUMER_REGS = 232;     // setmaxnreg budgets (CONSUMERS > 1)
 constexpr int SMEM_BYTES = -1;                             // host's number; < 0: unchecked
 #endif
+// B' from the pre-pass in K_PERMUTED's order (below): a macro the prologue defines where it
+// applies, so that the other kernels' modules stay as they were (NVRTC keeps a namespace-scope
+// constexpr as a module global).
+#ifndef B_PLANES_PERMUTED
+#define B_PLANES_PERMUTED 0
+#endif
 
 // ---- derived shape -----------------------------------------------------------------
 constexpr int PLANES = TF32X3 ? 2 : 1;               // big (+ small) per operand
@@ -134,9 +140,13 @@ constexpr int TF32_BLOCK_STAGES = (!TF32X3 && ACC_BLOCK_K > 0) ? ACC_BLOCK_K / B
 // a block (logical q + 4 j for its q = lane % 4) are consecutive floats of its rows: one 16-byte
 // load per row and two k8 steps instead of four 4-byte ones (tf32/a_fragments.cuh). The
 // transform warps write B's planes in the same order at no cost: chunk c of a plane row holds
-// K values c, c + 8, c + 16, c + 24 (tf32/transform_operand.cuh).
-constexpr bool K_PERMUTED = A_IN_REGISTERS && !A_MN_MAJOR && TRANSFORM_B && !B_K_MAJOR && A_KEEP == 0 && A_SYM == 0 &&
-                            B_KEEP == 0 && (TF32X3 ? ACC_STEPS : K_STEPS) % 2 == 0;
+// K values c, c + 8, c + 16, c + 24 (tf32/transform_operand.cuh); so does the pre-pass where
+// the host asks it to (B_PLANES_PERMUTED: B' from planes written by tf32/split_operand.cu with
+// PERMUTE_K, codegen's wgmma_b_planes_permuted).
+constexpr bool K_PERMUTED = A_IN_REGISTERS && !A_MN_MAJOR && ((TRANSFORM_B && !B_K_MAJOR) || B_PLANES_PERMUTED) &&
+                            A_KEEP == 0 && A_SYM == 0 && B_KEEP == 0 && (TF32X3 ? ACC_STEPS : K_STEPS) % 2 == 0;
+static_assert(!B_PLANES_PERMUTED || (K_PERMUTED && !TRANSFORM_B && !CONVERT_B),
+              "B_PLANES_PERMUTED: B' from the pre-pass, in an order only a K-major A in registers reads");
 constexpr bool USE_SETMAXNREG = CONSUMERS > 1;
 
 static_assert(TF32X3 == 0 || TF32X3 == 1, "TF32X3 is 0 (tf32) or 1 (tf32x3)");

@@ -19,7 +19,7 @@ constexpr int kThreads = 256;  // THREADS of the template
 }  // namespace
 
 RenderedKernel render_split_operand(int planes, bool transpose, int vec, Structure structure,
-                                    SplitPlanes planes_written, const TemplateStore& templates) {
+                                    SplitPlanes planes_written, bool permute_k, const TemplateStore& templates) {
   if (planes < 0 || planes > 2)
     throw InvalidArgument(
         fmt::format("render_split_operand: planes={} must be 2 (tf32x3), 1 (tf32) or 0 (raw copy)", planes));
@@ -31,15 +31,20 @@ RenderedKernel render_split_operand(int planes, bool transpose, int vec, Structu
         "render_split_operand: the small plane alone is for tf32x3 (planes=2) of a K-contiguous (transpose=false), "
         "16-byte aligned (vec=4), general source; got planes={} transpose={} vec={} structure={}",
         planes, transpose, vec, to_string(structure)));
+  if (permute_k && (planes < 1 || !transpose || is_symmetric(structure) || small_only))
+    throw InvalidArgument(fmt::format(
+        "render_split_operand: permute_k writes planes (planes=1 or 2) of a transposed (transpose=true), "
+        "non-symmetric source, every plane; got planes={} transpose={} structure={}{}",
+        planes, transpose, to_string(structure), small_only ? " with the small plane alone" : ""));
   RenderedKernel out;
   // SYMMETRIC / TRIANGLE: 1 the stored lower triangle is read, 2 the upper one.
   const int triangle = triangle_code(stored_triangle(structure));
   const int symmetric = is_symmetric(structure) ? triangle : 0;
   const int triangular = is_triangular(structure) ? triangle : 0;
   const int unit = has_unit_diagonal(structure) ? 1 : 0;
-  out.kernel_name = fmt::format("jitgemm_split_operand_p{}_t{}_v{}{}{}", planes, transpose ? 1 : 0, vec,
+  out.kernel_name = fmt::format("jitgemm_split_operand_p{}_t{}_v{}{}{}{}", planes, transpose ? 1 : 0, vec,
                                 structure == Structure::General ? "" : fmt::format("_{}", to_string(structure)),
-                                small_only ? "_small" : "");
+                                small_only ? "_small" : "", permute_k ? "_kp" : "");
   const std::string body = templates.expand_includes(kSplitOperandTemplate);
   out.template_hash = hash_hex(body);
   out.source = fmt::format(
@@ -50,8 +55,10 @@ RenderedKernel render_split_operand(int planes, bool transpose, int vec, Structu
                    "constexpr int VEC = {};\n"
                    "constexpr int ROUND_BIG = 1;\n"
                    "constexpr int SYMMETRIC = {}, TRIANGLE = {}, UNIT_DIAGONAL = {};\n"
-                   "constexpr int SMALL_ONLY = {};\n",
-                   out.kernel_name, planes, transpose ? 1 : 0, vec, symmetric, triangular, unit, small_only ? 1 : 0) +
+                   "constexpr int SMALL_ONLY = {};\n"
+                   "constexpr int PERMUTE_K = {};\n",
+                   out.kernel_name, planes, transpose ? 1 : 0, vec, symmetric, triangular, unit, small_only ? 1 : 0,
+                   permute_k ? 1 : 0) +
                body;
   out.threads = kThreads;
   out.smem_bytes = 0;  // the transpose tile is static shared memory

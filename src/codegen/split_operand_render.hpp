@@ -28,9 +28,11 @@ inline constexpr std::string_view kSplitOperandTemplate = "tf32/split_operand.cu
 // (vec 4), general source may write the small plane alone (SplitPlanes::SmallOnly, name suffix
 // "_small"): the main kernel then reads the source itself as the big plane, through a TFLOAT32
 // tensor map whose copy rounds to nearest even, and the small plane holds x - rne(x).
+// permute_k: each 32-wide K block in the order of a main kernel whose B' is permuted
+// (wgmma_b_planes_permuted; name suffix "_kp"): a transposed source, not symmetric, all planes.
 enum class SplitPlanes { All, SmallOnly };
 RenderedKernel render_split_operand(int planes, bool transpose, int vec, Structure structure = Structure::General,
-                                    SplitPlanes planes_written = SplitPlanes::All,
+                                    SplitPlanes planes_written = SplitPlanes::All, bool permute_k = false,
                                     const TemplateStore& templates = TemplateStore::active());
 
 // Launch of the pre-pass over R rows (M for A, N for B) into planes of ld_dst floats per row

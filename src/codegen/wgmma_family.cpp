@@ -287,6 +287,7 @@ class WgmmaRules final : public KernelFamilyRules {
     std::string name = "jitgemm_" + c.name();
     const WgmmaOperandMasks masks = wgmma_operand_masks(c, s);
     if (w.a_in_registers()) name += masks.a_sym == 0 && raw_operand_mn_major(c, s.trans_a, s.trans_b) ? "_mn" : "_k";
+    if (wgmma_b_planes_permuted(c, key_spec)) name += "p";  // "_kp": B' planes in the permuted K order
     if (w.b == WgmmaB::Converted)
       name += fmt::format("_b{}{}", converted_operand_transposed(c, s.trans_a, s.trans_b) ? "t" : "k",
                           w.swap_ab ? s.vec_a : s.vec_b);
@@ -390,7 +391,7 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_s
       "constexpr int A_SYM = {a_sym};\n"
       "constexpr int SPLIT_K = {split}, PDL = {pdl};\n"
       "constexpr int PRODUCER_REGS = {producer}, CONSUMER_REGS = {consumer};\n"
-      "constexpr int SMEM_BYTES = {smem};\n",
+      "constexpr int SMEM_BYTES = {smem};\n{permuted}",
       fmt::arg("config", c.name()), fmt::arg("name", kernel_name), fmt::arg("x3", is_x3(c) ? 1 : 0),
       fmt::arg("bm", c.block_m), fmt::arg("bn", c.block_n), fmt::arg("bk", c.block_k), fmt::arg("stages", c.stages),
       fmt::arg("consumers", w.consumers), fmt::arg("acc", w.acc_block_k), fmt::arg("buffers", w.acc_buffers),
@@ -409,7 +410,8 @@ std::string prologue_of(const KernelConfig& c, const KernelSpecialization& key_s
       fmt::arg("a_sym", masks.a_sym),
       fmt::arg("split", c.split_k), fmt::arg("pdl", wgmma_dependent_launch(c, s) ? 1 : 0),
       fmt::arg("producer", wgmma_register_budget(c).producer), fmt::arg("consumer", wgmma_register_budget(c).consumer),
-      fmt::arg("smem", wgmma_shared_memory_bytes(c)));
+      fmt::arg("smem", wgmma_shared_memory_bytes(c)),
+      fmt::arg("permuted", wgmma_b_planes_permuted(c, key_spec) ? "#define B_PLANES_PERMUTED 1\n" : ""));
 }
 
 }  // namespace
@@ -422,6 +424,18 @@ WgmmaBigPlanes wgmma_big_planes_in_place(const KernelConfig& c, const ProblemKey
   const bool a = key.trans_a == Op::N && key.structure_a == Structure::General && key.vec_a == 4;
   const bool b = key.trans_b == Op::T && key.structure_b == Structure::General && key.vec_b == 4;
   return {!w.a_in_registers() && (w.swap_ab ? b : a), w.b == WgmmaB::Planes && (w.swap_ab ? a : b)};
+}
+
+bool wgmma_b_planes_permuted(const KernelConfig& c, const KernelSpecialization& key_spec) {
+  if (c.family() != KernelFamily::Wgmma) return false;
+  const WgmmaParams& w = c.wgmma();
+  if (!w.a_in_registers() || w.b != WgmmaB::Planes) return false;
+  const KernelSpecialization s = split_specialization(c, key_spec);
+  const WgmmaOperandMasks masks = wgmma_operand_masks(c, s);
+  if (masks.a_keep != 0 || masks.a_sym != 0 || raw_operand_mn_major(c, s.trans_a, s.trans_b)) return false;
+  const bool b_symmetric = (w.swap_ab ? s.a_symmetric : s.b_symmetric) != Triangle::None;
+  const int steps = is_x3(c) ? w.acc_block_k / 8 : c.block_k / 8;  // k8 steps a thread reads at once
+  return converted_operand_transposed(c, s.trans_a, s.trans_b) && !b_symmetric && steps % 2 == 0;
 }
 
 bool wgmma_dependent_launch(const KernelConfig& c, const KernelSpecialization& s) {

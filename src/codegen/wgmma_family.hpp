@@ -72,6 +72,14 @@ struct WgmmaBigPlanes {
 };
 WgmmaBigPlanes wgmma_big_planes_in_place(const KernelConfig& c, const ProblemKey& key);
 
+// Whether B' comes from planes the pre-pass writes in the kernel's permuted K order
+// (K_PERMUTED of tf32/wgmma_gemm.cu, PERMUTE_K of tf32/split_operand.cu): A' raw K-major in
+// registers, unmasked and not symmetric, and B' from the pre-pass of a rows-contiguous,
+// non-symmetric source (B stored K x N, or swapped A stored K x M; its transposing pass writes
+// any order at no cost). A thread then reads its A fragments of two k8 steps in one 16-byte load
+// per row instead of four 4-byte ones. The kernel and its pre-pass both render from this.
+bool wgmma_b_planes_permuted(const KernelConfig& c, const KernelSpecialization& s);
+
 // setmaxnreg budgets the renderer writes into the prologue (PRODUCER_REGS, CONSUMER_REGS):
 // the producer warpgroup gives registers up, the consumers take 232 each (40 * 128 + 232 *
 // 256 <= 65536). At entry __launch_bounds__(384, 1) caps every thread at 168.

@@ -105,7 +105,8 @@ PlanKernels GemmLauncher::kernels(const LaunchPlan& plan, const cuda::Function& 
         source_vec(!swap));
   if (plan.prepass_b)
     k.split_b = &split_operand(
-        {plan.planes, plan.kernel_b.rows_contiguous, plan.kernel_b.structure, written(plan.b_big_in_place)},
+        {plan.planes, plan.kernel_b.rows_contiguous, plan.kernel_b.structure, written(plan.b_big_in_place),
+         plan.b_planes_permuted},
         source_vec(swap));
   return k;
 }
@@ -242,12 +243,13 @@ void GemmLauncher::run_split_operand(const cuda::Function& fn, Structure structu
 
 const cuda::Function& GemmLauncher::split_operand(SplitMode mode, int vec) {
   const int key = mode.planes | (mode.transposed ? 1 : 0) << 2 | vec << 3 | static_cast<int>(mode.structure) << 6 |
-                  (mode.written == SplitPlanes::SmallOnly ? 1 : 0) << 12;
+                  (mode.written == SplitPlanes::SmallOnly ? 1 : 0) << 12 | (mode.permute_k ? 1 : 0) << 13;
   return split_operand_
       .get(key,
            [&] {
              const RenderedKernel rendered =
-                 render_split_operand(mode.planes, mode.transposed, vec, mode.structure, mode.written, templates_);
+                 render_split_operand(mode.planes, mode.transposed, vec, mode.structure, mode.written, mode.permute_k,
+                                      templates_);
              return compile_module(compiler_, rendered.source, rendered.kernel_name, CompileOptions{});
            })
       .function;

@@ -106,6 +106,7 @@ class GemmLauncher {
     bool transposed;
     Structure structure;
     SplitPlanes written = SplitPlanes::All;  // SmallOnly: the plan reads the big plane in place
+    bool permute_k = false;                  // LaunchPlan::b_planes_permuted
   };
   // Its kernel for a source of vector width `vec` (compiled on first use, with no lock held).
   const cuda::Function& split_operand(SplitMode mode, int vec);
@@ -125,7 +126,8 @@ class GemmLauncher {
   bool split_k_finish_;    // JITGEMM_SPLIT_K_FINISH=0: plan.split_k_finish plans reduce in a kernel of their own
   cuda::Module reduce_module_;
   cuda::Function reduce_;
-  // The pre-pass kernels, keyed by planes | transposed << 2 | vec << 3 | structure << 6.
+  // The pre-pass kernels, keyed by planes | transposed << 2 | vec << 3 | structure << 6 |
+  // small only << 12 | permute_k << 13.
   OnceMap<int, CompiledModule> split_operand_;
   std::mutex mutex_;  // guards cluster_slots_
   std::map<CUfunction, int> cluster_slots_;

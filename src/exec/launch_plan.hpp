@@ -112,6 +112,9 @@ struct LaunchPlan {
   // map (the copy rounds to nearest even), and the pre-pass writes only the small plane
   // (tf32/split_operand.cu, SMALL_ONLY); the workspace holds that one plane.
   bool a_big_in_place = false, b_big_in_place = false;
+  // wgmma: B' planes written in the kernel's permuted K order (wgmma_b_planes_permuted; the
+  // kernel reads A' two k8 steps a 16-byte load).
+  bool b_planes_permuted = false;
   // wgmma, triangular operands: the pre-pass leaves planes unwritten farther than this from the
   // diagonal on the zero side (tf32/split_operand.cu skip_band): the operand's tile rows plus one
   // K unit, beyond which the work list never reads. 0: every plane value is written.

@@ -105,6 +105,10 @@ TEST(SplitOperandCompiles, EveryVariantWithoutSpills) {
         kernels.push_back(render_split_operand(planes, transpose, 4, s));
       }
   kernels.push_back(render_split_operand(2, false, 4, Structure::General, SplitPlanes::SmallOnly));
+  // Planes in the main kernel's permuted K order (transposed sources, triangular ones too).
+  for (int planes : {1, 2})
+    for (Structure s : {Structure::General, Structure::Lower})
+      kernels.push_back(render_split_operand(planes, true, 4, s, SplitPlanes::All, /*permute_k=*/true));
   const auto results = compile_all(kernels, 1);
   expect_clean(results, 255);
   print(results);
@@ -147,6 +151,10 @@ TEST(SplitOperandCompiles, AlignedVariantsStorePlanesIn16ByteVectors) {
     }
   // The small plane alone: four float4 a thread, and nothing else stored.
   EXPECT_EQ(v4_stores_only(render_split_operand(2, false, 4, Structure::General, SplitPlanes::SmallOnly)), 4);
+  // Permuted K blocks: the same 16-byte stores, gathered from the transposing tile.
+  for (int planes : {1, 2})
+    EXPECT_GE(v4_stores_only(render_split_operand(planes, true, 4, Structure::General, SplitPlanes::All, true)),
+              4 * planes);
 }
 
 class WgmmaFullSweep : public ::testing::TestWithParam<Precision> {};

@@ -48,7 +48,7 @@ void expect_sound(const LaunchPlan& plan) {
 }
 
 TEST(LaunchPlan, EverySampleConfigHasASoundLayoutOnEveryLayoutAndStructure) {
-  size_t plans = 0;
+  size_t plans = 0, permuted = 0;
   for (Precision p : {Precision::FP32, Precision::TF32x3, Precision::TF32})
     for (Op ta : {Op::N, Op::T})
       for (Op tb : {Op::N, Op::T})
@@ -71,9 +71,46 @@ TEST(LaunchPlan, EverySampleConfigHasASoundLayoutOnEveryLayoutAndStructure) {
             const LaunchPlan plan = make_launch_plan(c, key, {132, 0});
             expect_sound(plan);
             ++plans;
+            // Permuted B' planes only from a transposing pre-pass of all planes of a
+            // non-symmetric source (the only one that writes them so).
+            if (plan.b_planes_permuted) {
+              ++permuted;
+              EXPECT_TRUE(plan.prepass_b && plan.kernel_b.rows_contiguous && !plan.b_big_in_place) << c.name();
+              EXPECT_FALSE(is_symmetric(plan.kernel_b.structure)) << c.name();
+            }
           }
         }
   EXPECT_GT(plans, 100u);
+  EXPECT_GT(permuted, 0u);
+}
+
+// B' planes in the kernel's permuted K order: where a K-major A' in registers (unmasked, not
+// symmetric) meets B' from a transposing pre-pass (B stored K x N; swapped, A stored K x M).
+TEST(LaunchPlan, PermutedBPlanesWhereAKMajorInRegistersMeetsATransposingPrePass) {
+  auto permuted = [](const char* config, ProblemKey key) {
+    SCOPED_TRACE(config);
+    return make_launch_plan(KernelConfig::parse(config), key, {132, 0}).b_planes_permuted;
+  };
+  const char* rst = "wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rst";
+  EXPECT_TRUE(permuted(rst, key_of(Precision::TF32x3, 4096, 4096, 4096, Op::N, Op::N)));
+  EXPECT_FALSE(permuted(rst, key_of(Precision::TF32x3, 4096, 4096, 4096, Op::N, Op::T)));  // B K-major: its rows pass
+  EXPECT_FALSE(permuted(rst, key_of(Precision::TF32x3, 4096, 4096, 4096, Op::T, Op::N)));  // A' MN-major
+  EXPECT_FALSE(permuted("wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8", key_of(Precision::TF32x3, 4096, 4096, 4096)));
+  EXPECT_FALSE(permuted("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_tw", key_of(Precision::TF32x3, 4096, 4096, 4096)));
+  ProblemKey symmetric_b = key_of(Precision::TF32x3, 4096, 4096, 4096);
+  symmetric_b.structure_b = Structure::Symmetric;
+  EXPECT_FALSE(permuted(rst, symmetric_b));  // its pre-pass mirrors tiles
+  ProblemKey lower = key_of(Precision::TF32x3, 4096, 4096, 4096);
+  lower.structure_a = lower.structure_b = Structure::Lower;
+  EXPECT_FALSE(permuted("wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rs", lower));  // A' masked in the kernel
+  ProblemKey lower_b = key_of(Precision::TF32x3, 4096, 4096, 4096);
+  lower_b.structure_b = Structure::Lower;
+  EXPECT_TRUE(permuted(rst, lower_b));  // the pre-pass masks B', permuted or not
+  // tf32, swapped: A' = op(B)^T K-major from B stored N x K, B' = op(A) from A stored K x M.
+  const char* swap = "wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g4_rs_swap";
+  EXPECT_TRUE(permuted(swap, key_of(Precision::TF32, 2048, 4096, 8192, Op::T, Op::T)));
+  EXPECT_FALSE(permuted(swap, key_of(Precision::TF32, 2048, 4096, 8192, Op::T, Op::N)));  // A' MN-major
+  EXPECT_FALSE(permuted(swap, key_of(Precision::TF32, 2048, 4096, 8192, Op::N, Op::T)));  // A stored M x K
 }
 
 // tf32x3 pre-passes of general operands stored K-major with 16-byte aligned rows write the small
