@@ -655,7 +655,8 @@ TEST(WgmmaInRegisters, RenderFollowsTheStoredLayoutOfTheRawOperand) {
     const char* suffix;
     const char* line;
   } cases[] = {
-      {rs, Op::N, Op::N, "_k", "A_IN_REGISTERS = 1, A_ROUND = 1, A_MN_MAJOR = 0, TRANSPOSE_C = 0;"},
+      // (B' from B stored K x N: planes in the permuted K order, "_kp".)
+      {rs, Op::N, Op::N, "_kp", "A_IN_REGISTERS = 1, A_ROUND = 1, A_MN_MAJOR = 0, TRANSPOSE_C = 0;"},
       {rs, Op::T, Op::N, "_mn", "A_IN_REGISTERS = 1, A_ROUND = 1, A_MN_MAJOR = 1, TRANSPOSE_C = 0;"},
       {swapped, Op::N, Op::N, "_mn", "A_IN_REGISTERS = 1, A_ROUND = 1, A_MN_MAJOR = 1, TRANSPOSE_C = 1;"},
       {swapped, Op::N, Op::T, "_k", "A_IN_REGISTERS = 1, A_ROUND = 1, A_MN_MAJOR = 0, TRANSPOSE_C = 1;"},
