@@ -341,9 +341,7 @@ void GemmLauncher::launch_wgmma(const LaunchPlan& plan, const PlanKernels& kerne
     args.map_b_big = operand_tensor_map(kernel_b.ptr, rows_b, p.k, kernel_b.ld, config.block_n, 32, element);  // {K, N'}, as a plane
     args.map_b_small = args.map_b_big;
   } else {
-    // Planes in the permuted K order hold K values < K at positions >= K of their last 32-wide
-    // block: their maps span the whole row (the pre-pass wrote zeros for K values past K).
-    const int64_t plane_k = plan.b_planes_permuted ? ldp : p.k;
+    const int64_t plane_k = plan.b_plane_map_k;  // the whole row when permuted (LaunchPlan)
     args.map_b_big = plan.b_big_in_place ? in_place_big_plane(config, kernel_b.ptr, kernel_b.ld, rows_b, p.k,
                                                               config.block_n, box_k, kernel_b_name)
                                          : operand_tensor_map(b_big, rows_b, plane_k, ldp, config.block_n, box_k, element);

@@ -131,6 +131,7 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
   plan.a_big_in_place = in_place.a && !plan.kernel_a.copied;
   plan.b_big_in_place = in_place.b && !plan.kernel_b.copied;
   plan.b_planes_permuted = wgmma_b_planes_permuted(c, specialization_of(p));
+  plan.b_plane_map_k = plan.b_planes_permuted ? plan.plane_ld : p.k;
   plan.main_dependent = wgmma_dependent_launch(c, specialization_of(p));
   const int slots = w.cluster > 1 && device.cluster_slots > 0 ? device.cluster_slots : device.sm_count;
   plan.main = launch_geometry(c, plan.kernel_a.rows, plan.kernel_b.rows, p.k, slots);

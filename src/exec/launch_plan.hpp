@@ -115,6 +115,9 @@ struct LaunchPlan {
   // wgmma: B' planes written in the kernel's permuted K order (wgmma_b_planes_permuted; the
   // kernel reads A' two k8 steps a 16-byte load).
   bool b_planes_permuted = false;
+  // wgmma: the K extent of the tensor maps over B' planes: K, or the whole row (plane_ld) when
+  // permuted, whose last block holds K values < K at positions >= K (zeros where past K).
+  int64_t b_plane_map_k = 0;
   // wgmma, triangular operands: the pre-pass leaves planes unwritten farther than this from the
   // diagonal on the zero side (tf32/split_operand.cu skip_band): the operand's tile rows plus one
   // K unit, beyond which the work list never reads. 0: every plane value is written.

@@ -89,10 +89,15 @@ TEST(LaunchPlan, EverySampleConfigHasASoundLayoutOnEveryLayoutAndStructure) {
 TEST(LaunchPlan, PermutedBPlanesWhereAKMajorInRegistersMeetsATransposingPrePass) {
   auto permuted = [](const char* config, ProblemKey key) {
     SCOPED_TRACE(config);
-    return make_launch_plan(KernelConfig::parse(config), key, {132, 0}).b_planes_permuted;
+    const LaunchPlan plan = make_launch_plan(KernelConfig::parse(config), key, {132, 0});
+    // Permuted planes are read to the end of their rows (the last block's K values < K may lie at
+    // positions >= K); the others stop at K, TMA's zeros past it.
+    EXPECT_EQ(plan.b_plane_map_k, plan.b_planes_permuted ? plan.plane_ld : key.k);
+    return plan.b_planes_permuted;
   };
   const char* rst = "wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rst";
   EXPECT_TRUE(permuted(rst, key_of(Precision::TF32x3, 4096, 4096, 4096, Op::N, Op::N)));
+  EXPECT_TRUE(permuted(rst, key_of(Precision::TF32x3, 2000, 2600, 2100, Op::N, Op::N)));  // K % 32 = 20: map to 2112
   EXPECT_FALSE(permuted(rst, key_of(Precision::TF32x3, 4096, 4096, 4096, Op::N, Op::T)));  // B K-major: its rows pass
   EXPECT_FALSE(permuted(rst, key_of(Precision::TF32x3, 4096, 4096, 4096, Op::T, Op::N)));  // A' MN-major
   EXPECT_FALSE(permuted("wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8", key_of(Precision::TF32x3, 4096, 4096, 4096)));
