@@ -839,10 +839,23 @@ KernelConfig tf32_in_place(const ProblemKey& key, const KernelConfig& tile) {
 // spanning two stages of 32, four stages: no pre-pass for A, and wgmma reads only B from shared
 // memory (H200, session 39, exhaustive tunes: symmetric 4096^3 0.977 ms against 1.029 for the
 // 128 x 128 x 32 planes with blocks of 32; lowertri 0.245 against 0.259; 8192^3 7.48 ms against
-// 8.1). An MN-major A measured no faster that way (transA 1.11 against 1.08): the planes then.
+// 8.1). Both operands of a general TN product are MN-major, whichever goes to registers (read
+// MN-major, rounded, tf32/a_fragments.cuh), so the bigger one does and the pre-pass splits the
+// smaller: swapped when M < N (H200, session 43, one call: transA 2048 x 4096 x 8192 `_rs_swap`
+// 1.028 ms against 1.074 unswapped and 1.084 for the planes; TN 4096^3, session 42: `_rs` 1.034
+// against the planes' 1.041). Anything else: the planes.
 KernelConfig tf32x3_in_place(const ProblemKey& key, const KernelConfig& tile) {
-  if (tile.block_n != 128 || (key.trans_a != Op::N && !is_symmetric(key.structure_a))) return tile;
-  const KernelConfig c = in_registers(wgmma(Precision::TF32x3, 128, 32, 4, 64, 1), false, false);
+  if (tile.block_n != 128) return tile;
+  const KernelConfig blocks_of_64 = wgmma(Precision::TF32x3, 128, 32, 4, 64, 1);
+  const bool general_tn = key.trans_a == Op::T && key.trans_b == Op::N && key.structure_a == Structure::General &&
+                          key.structure_b == Structure::General;
+  KernelConfig c;
+  if (key.trans_a == Op::N || is_symmetric(key.structure_a))
+    c = in_registers(blocks_of_64, false, false);
+  else if (general_tn)
+    c = in_registers(blocks_of_64, true, key.m < key.n);
+  else
+    return tile;
   if (blocks_keep_contract(c, key) && statically_valid(c, StaticLimits{}, nullptr) && wgmma_runs_in_place(c, key))
     return c;
   return tile;

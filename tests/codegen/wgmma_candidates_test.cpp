@@ -266,11 +266,25 @@ TEST(WgmmaOperandMasks, RawTriangularOperandsInTheKernelsTerms) {
 }
 
 TEST(WgmmaCandidates, DefaultsAreTheFastestMeasured) {
-  // tf32x3: A read in place in registers where op(A) is K-major (blocks of 64, four stages), else
-  // the planes.
+  // tf32x3: A read in place in registers where op(A) is K-major (blocks of 64, four stages); on a
+  // TN product the bigger operand in registers (read MN-major; swapped when M < N), the smaller
+  // split by the pre-pass; else the planes.
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 4096, 4096, 4096)).name(),
             "wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rst");
   EXPECT_EQ(default_config(key_of(Precision::TF32x3, 4096, 4096, 4096, Op::T, Op::N)).name(),
+            "wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rs");
+  EXPECT_EQ(default_config(key_of(Precision::TF32x3, 2048, 4096, 4096, Op::T, Op::N)).name(),
+            "wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rs_swap");
+  EXPECT_EQ(default_config(key_of(Precision::TF32x3, 4096, 2048, 4096, Op::T, Op::N)).name(),
+            "wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rs");
+  EXPECT_EQ(default_config(key_of(Precision::TF32x3, 4096, 4096, 4096, Op::T, Op::T)).name(),
+            "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
+  ProblemKey triangular_tn = key_of(Precision::TF32x3, 4096, 4096, 4096, Op::T, Op::N);
+  triangular_tn.structure_a = Structure::Lower;
+  EXPECT_EQ(default_config(triangular_tn).name(), "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
+  // Blocks of 64 only where they keep the contract: a TN product with a short K keeps the planes
+  // (and a long K, above 4096, the long-K rule's two-level sums: transA's 8192 takes the record).
+  EXPECT_EQ(default_config(key_of(Precision::TF32x3, 2048, 2048, 1024, Op::T, Op::N)).name(),
             "wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8");
   // tf32 reads its operands in place where the layout allows (its TMA copies round them): the
   // K-major A as the kernel's B (swapped) on NN, the K-major B itself on NT, one operand in
