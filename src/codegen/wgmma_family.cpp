@@ -841,9 +841,9 @@ KernelConfig tf32_in_place(const ProblemKey& key, const KernelConfig& tile) {
 // 128 x 128 x 32 planes with blocks of 32; lowertri 0.245 against 0.259; 8192^3 7.48 ms against
 // 8.1). Both operands of a general TN product are MN-major, whichever goes to registers (read
 // MN-major, rounded, tf32/a_fragments.cuh), so the bigger one does and the pre-pass splits the
-// smaller: swapped when M < N (H200, session 43, one call: transA 2048 x 4096 x 8192 `_rs_swap`
-// 1.028 ms against 1.074 unswapped and 1.084 for the planes; TN 4096^3, session 42: `_rs` 1.034
-// against the planes' 1.041). Anything else: the planes.
+// smaller: swapped when M < N (H200, session 43, tuner medians: TN 2048 x 4096 x 4096 swapped
+// 0.532 ms, unswapped 0.553, planes 0.555; 4096 x 2048 x 4096 unswapped 0.530, planes 0.557,
+// swapped 0.558; transA, K 8192, 1.028 swapped against 1.084 for the planes). Anything else: the planes.
 KernelConfig tf32x3_in_place(const ProblemKey& key, const KernelConfig& tile) {
   if (tile.block_n != 128) return tile;
   const KernelConfig blocks_of_64 = wgmma(Precision::TF32x3, 128, 32, 4, 64, 1);
