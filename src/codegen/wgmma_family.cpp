@@ -847,15 +847,12 @@ KernelConfig tf32_in_place(const ProblemKey& key, const KernelConfig& tile) {
 KernelConfig tf32x3_in_place(const ProblemKey& key, const KernelConfig& tile) {
   if (tile.block_n != 128) return tile;
   const KernelConfig blocks_of_64 = wgmma(Precision::TF32x3, 128, 32, 4, 64, 1);
+  const bool a_k_major = key.trans_a == Op::N || is_symmetric(key.structure_a);
   const bool general_tn = key.trans_a == Op::T && key.trans_b == Op::N && key.structure_a == Structure::General &&
                           key.structure_b == Structure::General;
-  KernelConfig c;
-  if (key.trans_a == Op::N || is_symmetric(key.structure_a))
-    c = in_registers(blocks_of_64, false, false);
-  else if (general_tn)
-    c = in_registers(blocks_of_64, true, key.m < key.n);
-  else
-    return tile;
+  if (!a_k_major && !general_tn) return tile;
+  const KernelConfig c = a_k_major ? in_registers(blocks_of_64, false, false)
+                                   : in_registers(blocks_of_64, true, key.m < key.n);
   if (blocks_keep_contract(c, key) && statically_valid(c, StaticLimits{}, nullptr) && wgmma_runs_in_place(c, key))
     return c;
   return tile;
