@@ -22,11 +22,15 @@
 // Structure (common/work_item.cuh): WORK_LIST = 1: CTA x takes tile and K range from work
 // item x instead (a structured product's tiles, longest first); FILL = 1 (2): elements above
 // (below) the diagonal of C are written as zeros.
+// EDGE_STRIPS = 1: M and N are the part of C that whole tiles cover; fp32/edge_strips.cu, launched
+// right after as this kernel's programmatic dependent, writes the thin edges past them: every CTA
+// lets it start at once, so that it runs in the SMs this kernel's last wave leaves idle.
 //
 // The generator prepends a prologue of constants; the defaults below are used only when
 // this file is compiled on its own (kernel development).
 #include "common/address.cuh"
 #include "common/cp_async.cuh"
+#include "common/grid_dependency.cuh"
 #include "common/smem.cuh"
 #include "common/split_k_finish.cuh"
 #include "common/split_k_slice.cuh"
@@ -44,6 +48,7 @@ constexpr int VEC_A = 4, VEC_B = 4, VEC_C = 4;             // 4: 16-byte accesse
 constexpr int FILL = 0, WORK_LIST = 0;                      // structure (see above)
 constexpr int SPLIT_K_FINISH = 0;                           // 1: split-K can be finished here (see below)
 constexpr int EARLY_BARRIER = 0;                            // 1: the slice barrier a row early (the K loop)
+constexpr int EDGE_STRIPS = 0;                              // 1: the edges are another kernel's (see above)
 constexpr int SMEM_BYTES = -1;                              // host's number; < 0: unchecked
 #endif
 
@@ -289,6 +294,8 @@ KERNEL_NAME(int M, int N, int K, const float* __restrict__ A, long long lda,
   extern __shared__ __align__(16) float smem[];
   float* const as = smem;                       // [STAGES][BLOCK_K][A_STRIDE]  op(A) slices
   float* const bs = smem + STAGES * A_STAGE;    // [STAGES][BLOCK_K][B_STRIDE]  op(B) slices
+
+  if constexpr (EDGE_STRIPS) griddepcontrol_launch_dependents();  // the edge strips may start
 
   // add_rows takes a row as 32-bit bytes (ld < 2^30 floats): refuse, loudly, what does not fit.
   if (lda >= (1ll << 30) || ldb >= (1ll << 30)) __trap();

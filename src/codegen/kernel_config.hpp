@@ -161,6 +161,9 @@ struct KernelSpecialization {
   // General operands the SIMT family reads from an aligned dense copy, M- or N-contiguous
   // (simt_operand_copies; the other families ignore these).
   bool a_aligned_copy = false, b_aligned_copy = false;
+  // The SIMT kernel's tiles cover only rows [0, m0) x columns [0, n0) and fp32/edge_strips.cu
+  // the edges past them (simt_edge_strips; the other families ignore this).
+  bool edge_strips = false;
 
   std::string suffix() const;  // "NT_v4v1v4", then "_fl" / "_fu" for a fill and "_wl" for a work list
   friend bool operator==(const KernelSpecialization&, const KernelSpecialization&) = default;

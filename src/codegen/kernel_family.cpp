@@ -18,7 +18,7 @@ KernelSpecialization specialization_of(const ProblemKey& key) noexcept {
   const SimtCopies copies = simt_operand_copies(key);
   return {key.trans_a, key.trans_b, key.vec_a, key.vec_b, key.vec_c, t.c, t.any(), t.a, t.b,
           has_unit_diagonal(key.structure_a), has_unit_diagonal(key.structure_b), symmetric(key.structure_a),
-          symmetric(key.structure_b), copies.a, copies.b};
+          symmetric(key.structure_b), copies.a, copies.b, simt_edge_strips(key).any(key.m, key.n)};
 }
 
 const KernelFamilyRules& family_rules(KernelFamily family) noexcept {

@@ -11,6 +11,7 @@
 #include "codegen/family_checks.hpp"
 #include "codegen/name_reader.hpp"
 #include "codegen/split_k_policy.hpp"
+#include "problem/operand_structure.hpp"
 
 namespace jitgemm {
 namespace {
@@ -26,21 +27,6 @@ constexpr int64_t kDefaultMinCtas = 2 * kLargestHopperSms;  // two CTAs on each 
 // The lane arrangements a warp may use (lanes along M x along N). 4x8 and 8x4 keep every
 // float4 fragment read of a warp within 128 distinct bytes: one shared-memory wavefront.
 constexpr int kLaneShapes[][2] = {{4, 8}, {8, 4}};
-
-// The specialization the kernel is compiled for. A symmetric operand reaches it as a dense copy
-// (exec/launch_plan.cpp: 16-byte aligned, its leading dimension a multiple of 4), which is its
-// own transpose: the kernel reads it the way its loader copies in 16-byte units, M- or
-// N-contiguous (A as if stored K x M, B as stored K x N), whatever op and alignment the caller
-// gave; a general operand of a large product may reach it as a transposed copy, read the same
-// way (simt_operand_copies). On the H200, 4096^3 with both operands symmetric (A read as
-// stored, NN, until then) went 2.868 -> 2.761 ms on the same record and 2.734 re-tuned. (A
-// kernel that read the stored triangle in place, one map on either side of the diagonal, was
-// slower still: the SIMT kernel is issue-bound and B's transposing 4-byte copies cost 7%.)
-KernelSpecialization simt_view(KernelSpecialization s) {
-  if (s.a_symmetric != Triangle::None || s.a_aligned_copy) s.trans_a = Op::T, s.vec_a = 4;
-  if (s.b_symmetric != Triangle::None || s.b_aligned_copy) s.trans_b = Op::N, s.vec_b = 4;
-  return s;
-}
 
 // Pipeline depths worth trying per block_k: at least 16 k in flight, at most about 96.
 constexpr int kMinStages(int bk) { return bk == 8 ? 3 : 2; }
@@ -152,7 +138,8 @@ class SimtRules final : public SplitKFamilyRules {
   // Configs of 2..8 slices compile the split-K finish in (SPLIT_K_FINISH, "_fin"): one kernel
   // serves each of those splits, another every other split.
   std::string kernel_name(const KernelConfig& c, const KernelSpecialization& s) const override {
-    return SplitKFamilyRules::kernel_name(c, simt_view(s)) + (simt_can_finish_split_k(c) ? "_fin" : "");
+    return SplitKFamilyRules::kernel_name(c, simt_view(s)) + (simt_can_finish_split_k(c) ? "_fin" : "") +
+           (s.edge_strips ? "_es" : "");
   }
   std::string prologue(const KernelConfig& config, const KernelSpecialization& key_spec,
                        std::string_view kernel_name) const override {
@@ -171,6 +158,7 @@ class SimtRules final : public SplitKFamilyRules {
         "{structure}"
         "constexpr int SPLIT_K_FINISH = {finish};\n"
         "constexpr int EARLY_BARRIER = {early};\n"
+        "constexpr int EDGE_STRIPS = {strips};\n"
         "constexpr int SMEM_BYTES = {smem};\n",
         fmt::arg("config", c.name()), fmt::arg("spec", s.suffix()), fmt::arg("name", kernel_name),
         fmt::arg("bm", c.block_m), fmt::arg("bn", c.block_n), fmt::arg("bk", c.block_k), fmt::arg("wm", p.warps_m),
@@ -179,7 +167,7 @@ class SimtRules final : public SplitKFamilyRules {
         fmt::arg("ta", s.trans_a == Op::T ? 1 : 0), fmt::arg("tb", s.trans_b == Op::T ? 1 : 0),
         fmt::arg("va", s.vec_a), fmt::arg("vb", s.vec_b), fmt::arg("vc", s.vec_c),
         fmt::arg("structure", structure_constants(s)), fmt::arg("finish", simt_can_finish_split_k(config) ? 1 : 0),
-        fmt::arg("early", p.early_barrier ? 1 : 0),
+        fmt::arg("early", p.early_barrier ? 1 : 0), fmt::arg("strips", s.edge_strips ? 1 : 0),
         fmt::arg("smem", shared_memory_bytes(c)));
   }
 
@@ -212,6 +200,21 @@ class SimtRules final : public SplitKFamilyRules {
 };
 
 }  // namespace
+
+// The specialization the kernel is compiled for. A symmetric operand reaches it as a dense copy
+// (exec/launch_plan.cpp: 16-byte aligned, its leading dimension a multiple of 4), which is its
+// own transpose: the kernel reads it the way its loader copies in 16-byte units, M- or
+// N-contiguous (A as if stored K x M, B as stored K x N), whatever op and alignment the caller
+// gave; a general operand of a large product may reach it as a transposed copy, read the same
+// way (simt_operand_copies). On the H200, 4096^3 with both operands symmetric (A read as
+// stored, NN, until then) went 2.868 -> 2.761 ms on the same record and 2.734 re-tuned. (A
+// kernel that read the stored triangle in place, one map on either side of the diagonal, was
+// slower still: the SIMT kernel is issue-bound and B's transposing 4-byte copies cost 7%.)
+KernelSpecialization simt_view(KernelSpecialization s) {
+  if (s.a_symmetric != Triangle::None || s.a_aligned_copy) s.trans_a = Op::T, s.vec_a = 4;
+  if (s.b_symmetric != Triangle::None || s.b_aligned_copy) s.trans_b = Op::N, s.vec_b = 4;
+  return s;
+}
 
 bool simt_can_finish_split_k(const KernelConfig& config) noexcept {
   return config.family() == KernelFamily::Simt && config.split_k >= 2 && config.split_k <= kMaxFinishedSlices;
@@ -316,6 +319,19 @@ SimtCopies simt_operand_copies(const ProblemKey& key) noexcept {
   };
   return {key.structure_a == Structure::General && copied(key.trans_a == Op::N, key.vec_a, key.n),
           key.structure_b == Structure::General && copied(key.trans_b == Op::T, key.vec_b, key.m)};
+}
+
+EdgeStrips simt_edge_strips(const ProblemKey& key) noexcept {
+  constexpr int64_t kStripUnit = 64, kMaxStrip = 8, kMinTileElements = int64_t{1} << 20;
+  const EdgeStrips none{key.m, key.n};
+  if (key.precision != Precision::FP32 || product_triangles(key).any()) return none;
+  auto covered = [](int64_t extent) {
+    const int64_t past = extent % kStripUnit;
+    return extent > kStripUnit && past >= 1 && past <= kMaxStrip ? extent - past : extent;
+  };
+  const EdgeStrips strips{covered(key.m), covered(key.n)};
+  if (!strips.any(key.m, key.n) || strips.m0 * strips.n0 < kMinTileElements) return none;
+  return strips;
 }
 
 const KernelFamilyRules& simt_rules() noexcept {

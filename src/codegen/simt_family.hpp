@@ -18,6 +18,10 @@ struct SimtCopies {
 };
 SimtCopies simt_operand_copies(const ProblemKey& key) noexcept;
 
+// The specialization the SIMT kernel is compiled for and reads its operands in: a symmetric
+// operand or a general one given a dense copy in the layout its loader prefers (simt_family.cpp).
+KernelSpecialization simt_view(KernelSpecialization s);
+
 // Split-K finished by the SIMT kernel itself (the tile's last CTA adds the slices,
 // common/split_k_finish.cuh) instead of fp32/split_k_reduce.cu, the same bits either way.
 // Compiled into the kernels of configs with 2..8 slices (SPLIT_K_FINISH, kernel names end in
@@ -31,6 +35,21 @@ SimtCopies simt_operand_copies(const ProblemKey& key) noexcept;
 // the tile rule.
 bool simt_can_finish_split_k(const KernelConfig& config) noexcept;
 bool simt_finishes_split_k(const KernelConfig& config, int64_t tiles, int sm_count) noexcept;
+
+// The edges of an fp32 output that whole tiles would mostly waste: where M (N) lies 1..8 past a
+// multiple of 64 and above it, the SIMT kernel's tiles cover rows [0, m0) (columns [0, n0)),
+// m0 = M rounded down to 64, and fp32/edge_strips.cu computes the thin rows (columns) past them,
+// one warp per element, in the SMs the tiles' last wave leaves idle (exec/gemm_launch.cpp). For
+// products of general operands or symmetric ones (dense copies) with no fill, whose tiles cover
+// at least 2^20 elements (the tiles must outlast the strips). m0 = M and n0 = N: no strips. On
+// the H200, 1537^3 fp32 on its record's config: the 1536 x 1536 tiles alone 0.2003 ms, the
+// whole product 0.2250 with whole tiles over the edges, 0.2150 with the strips (re-tuned),
+// cuBLAS 0.2052-0.2063 (tuner medians, session 44; README, "Profiles").
+struct EdgeStrips {
+  int64_t m0 = 0, n0 = 0;
+  bool any(int64_t m, int64_t n) const noexcept { return m0 < m || n0 < n; }
+};
+EdgeStrips simt_edge_strips(const ProblemKey& key) noexcept;
 
 // The configs worth timing for an fp32 problem:
 //   CTA tiles 64/128/256 x 64/128/256, block_k 8/16/32, 4 or 8 warps, each warp's 32 lanes

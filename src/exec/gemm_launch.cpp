@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "codegen/kernel_family.hpp"
+#include "codegen/simt_family.hpp"
 #include "codegen/split_operand_render.hpp"
 #include "codegen/template_store.hpp"
 #include "cuda/driver_api.hpp"
@@ -21,6 +22,7 @@ namespace jitgemm {
 namespace {
 
 constexpr unsigned kReduceThreads = 256;  // THREADS of fp32/split_k_reduce.cu
+constexpr unsigned kEdgeStripWarps = 4;    // WARPS of fp32/edge_strips.cu, one strip element each
 
 CompiledModule compile_reducer(const Compiler& compiler, const TemplateStore& templates) {
   return compile_module(compiler, templates.expand_includes("fp32/split_k_reduce.cu"), "split_k_reduce", {},
@@ -90,6 +92,14 @@ PlanKernels GemmLauncher::kernels(const LaunchPlan& plan, const cuda::Function& 
   // A dense copy is written row by row in the stored layout, or transposed (no rounding).
   if (plan.a.copied) k.copy_a = &split_operand({0, plan.a.transposed_copy, key.structure_a}, key.vec_a);
   if (plan.b.copied) k.copy_b = &split_operand({0, plan.b.transposed_copy, key.structure_b}, key.vec_b);
+  if (plan.strips.any(key.m, key.n))
+    k.strips = &edge_strips_
+                    .get(0,
+                         [&] {
+                           return compile_module(compiler_, templates_.expand_includes("fp32/edge_strips.cu"),
+                                                 "edge_strips", {}, "fp32/edge_strips.cu");
+                         })
+                    .function;
   if (plan.config.family() != KernelFamily::Wgmma) return k;
   // The pre-passes read the kernel's operands: the caller's matrices (swapped: A' is B), or
   // their dense copies, which are 16-byte aligned with rows of a multiple of 32 floats.
@@ -214,7 +224,11 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const PlanKernels& ker
   // of the workspace (alpha 1, beta 0); the reduction applies alpha and beta once.
   const bool split = plan.config.split_k > 1;
   const CUdeviceptr partials = at(workspace, plan.workspace.split_k_partials);
+  // The main kernel's part of C: the whole of it, or without the edge strips.
+  // (C's leading dimension first: a tight one is N's, which the strips may shrink.)
   GemmProblem main_problem = q;
+  main_problem.ldc = q.effective_ldc();
+  main_problem.m = plan.strips.m0, main_problem.n = plan.strips.n0;
   if (split) main_problem.alpha = 1.0f, main_problem.beta = 0.0f, main_problem.ldc = plan.split_k_ld;
   GemmKernelArgs args(main_problem, a, b, split ? partials : c, work);
   const bool finish = plan.split_k_finish && split_k_finish_;
@@ -225,10 +239,33 @@ void GemmLauncher::launch_split_k(const LaunchPlan& plan, const PlanKernels& ker
   }
   auto params = args.pointers();
   launch_on(*kernels.main, plan.main, stream, params.data());
+  // The edge strips' kernel as the main kernel's programmatic dependent: it runs in the SMs the
+  // main kernel's last wave leaves idle, and completes after it (fp32/edge_strips.cu).
+  if (kernels.strips != nullptr) run_edge_strips(plan, *kernels.strips, q, a, lda, b, ldb, c, stream);
   if (split && !finish)
-    run_reduce({partials, plan.config.split_k, static_cast<int>(q.m), static_cast<int>(q.n), plan.split_k_ld, c,
-                q.effective_ldc(), q.alpha, q.beta, triangle_code(plan.triangles.c)},
+    run_reduce({partials, plan.config.split_k, static_cast<int>(main_problem.m), static_cast<int>(main_problem.n),
+                plan.split_k_ld, c, q.effective_ldc(), q.alpha, q.beta, triangle_code(plan.triangles.c)},
                stream);
+}
+
+void GemmLauncher::run_edge_strips(const LaunchPlan& plan, const cuda::Function& fn, const GemmProblem& p,
+                                   CUdeviceptr a, int64_t lda, CUdeviceptr b, int64_t ldb, CUdeviceptr c,
+                                   CUstream stream) const {
+  // op(A)(m, k) = A[m * a_m + k * a_k], op(B)(k, n) = B[k * b_k + n * b_n] in the layout the
+  // SIMT kernel reads (a dense copy may be the stored matrix transposed).
+  const KernelSpecialization view = simt_view(specialization_of(plan.key));
+  long long a_m = view.trans_a == Op::T ? 1 : lda, a_k = view.trans_a == Op::T ? lda : 1;
+  long long b_k = view.trans_b == Op::T ? 1 : ldb, b_n = view.trans_b == Op::T ? ldb : 1;
+  int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
+  int m0 = static_cast<int>(plan.strips.m0), n0 = static_cast<int>(plan.strips.n0);
+  long long ldc = p.effective_ldc();
+  float alpha = p.alpha, beta = p.beta;
+  void* args[] = {&m, &n, &k, &m0, &n0, &a, &a_m, &a_k, &b, &b_k, &b_n, &c, &ldc, &alpha, &beta};
+  const int64_t elements = p.m * (p.n - plan.strips.n0) + (p.m - plan.strips.m0) * plan.strips.n0;
+  LaunchGeometry g;
+  g.grid_x = static_cast<unsigned>((elements + kEdgeStripWarps - 1) / kEdgeStripWarps);
+  g.block_x = 32 * kEdgeStripWarps;
+  launch_on(fn, g, stream, args, dependent_launch_);
 }
 
 void GemmLauncher::run_split_operand(const cuda::Function& fn, Structure structure, CUdeviceptr src, int64_t ld_src,

@@ -4,7 +4,10 @@
 //   simt, mma, split_k > 1: partial products of K slices into the workspace, then
 //                           fp32/split_k_reduce.cu adds them in double, in a fixed order
 //                           (simt with 2..8 slices: the kernel's tiles' last CTAs do, the
-//                           same additions: plan.split_k_finish).
+//                           same additions: plan.split_k_finish). simt with edge strips
+//                           (plan.strips): the tiles cover C but its thin last rows or
+//                           columns, which fp32/edge_strips.cu computes right after, as a
+//                           programmatic dependent of the main kernel.
 //   wgmma:                  tf32/split_operand.cu writes op(A) and op(B) K-major as TF32
 //                           planes into the workspace, then the persistent wgmma kernel
 //                           reads them through TMA tensor maps. With A in registers only
@@ -47,6 +50,7 @@ struct PlanKernels {
   const cuda::Function* copy_b = nullptr;
   const cuda::Function* split_a = nullptr;   // wgmma: the pre-pass that writes A' planes (plan.prepass_a)
   const cuda::Function* split_b = nullptr;   // wgmma: the same for B'
+  const cuda::Function* strips = nullptr;    // SIMT: fp32/edge_strips.cu (plan.strips)
 };
 
 class GemmLauncher {
@@ -89,6 +93,10 @@ class GemmLauncher {
                       CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) const;
   // fp32/split_k_reduce.cu over args.m x args.n outputs.
   void run_reduce(SplitKReduceArgs args, CUstream stream) const;
+  // fp32/edge_strips.cu over the edges of `p` that plan.strips leaves to it, reading A and B as
+  // the SIMT kernel does (its specialization's view: a dense copy may have changed the layout).
+  void run_edge_strips(const LaunchPlan& plan, const cuda::Function& fn, const GemmProblem& p, CUdeviceptr a,
+                       int64_t lda, CUdeviceptr b, int64_t ldb, CUdeviceptr c, CUstream stream) const;
   void launch_wgmma(const LaunchPlan& plan, const PlanKernels& kernels, const GemmProblem& p, CUdeviceptr a,
                     CUdeviceptr b, CUdeviceptr c, CUdeviceptr workspace, CUstream stream) const;
   // The operands the plan copies dense (PlannedOperand::copied: structured ones, and the
@@ -129,6 +137,8 @@ class GemmLauncher {
   // The pre-pass kernels, keyed by planes | transposed << 2 | vec << 3 | structure << 6 |
   // small only << 12 | permute_k << 13.
   OnceMap<int, CompiledModule> split_operand_;
+  // fp32/edge_strips.cu, compiled on first use (one kernel: the layout is in its arguments).
+  OnceMap<int, CompiledModule> edge_strips_;
   std::mutex mutex_;  // guards cluster_slots_
   std::map<CUfunction, int> cluster_slots_;
 };

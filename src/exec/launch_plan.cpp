@@ -87,7 +87,8 @@ void plan_work_list(LaunchPlan& plan, RegionAllocator& regions) {
 
 void plan_split_k(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& regions) {
   const ProblemKey& p = plan.key;
-  plan.main = launch_geometry(plan.config, p.m, p.n, p.k, device.sm_count);
+  if (plan.config.family() == KernelFamily::Simt && specialization_of(p).edge_strips) plan.strips = simt_edge_strips(p);
+  plan.main = launch_geometry(plan.config, plan.strips.m0, plan.strips.n0, p.k, device.sm_count);
   plan.split_k_ld = split_k_workspace_ld(p.n);
   if (plan.config.split_k > 1)
     plan.workspace.split_k_partials = regions.take(floats(plan.config.split_k * p.m * plan.split_k_ld));
@@ -185,6 +186,7 @@ LaunchPlan make_launch_plan(const KernelConfig& config, const ProblemKey& proble
   plan.a.stored = stored_shape(problem.trans_a, problem.m, problem.k);
   plan.b.rows = problem.n, plan.b.rows_contiguous = problem.trans_b == Op::N;
   plan.b.stored = stored_shape(problem.trans_b, problem.k, problem.n);
+  plan.strips = {problem.m, problem.n};  // none, unless plan_split_k finds some
   mark_copied_operands(config, problem, plan.a, plan.b);
   RegionAllocator regions;
   if (config.family() == KernelFamily::Wgmma) {

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "codegen/kernel_family.hpp"
+#include "codegen/simt_family.hpp"
 #include "exec/work_list.hpp"
 #include "problem/stored_shape.hpp"
 #include "problem/problem_key.hpp"
@@ -131,6 +132,10 @@ struct LaunchPlan {
   // Split-K finished by the main kernel (simt_finishes_split_k: 2..8 slices, at least one tile
   // per SM): its tiles' last CTAs add the slices into C, and no reduction kernel runs.
   bool split_k_finish = false;
+  // SIMT, edges past whole tiles (simt_edge_strips; kernel specialization edge_strips): the
+  // main kernel runs on rows [0, strips.m0) x columns [0, strips.n0) of C (its grid, its split-K
+  // slices and their reduction), fp32/edge_strips.cu on the rest. m0 = M and n0 = N: none.
+  EdgeStrips strips;
   // Structured products, in the kernel's terms (wgmma swapped: of C^T = op(B)^T op(A)^T):
   // which triangles of its operands may be nonzero and which of its output is kept, and the
   // tiles with their K ranges (empty without triangles or a fill).

@@ -144,5 +144,15 @@ TEST(TemplateCompiles, OnItsOwnWithTheDefaults) {
   EXPECT_FALSE(out.kernel.resources.spills()) << out.kernel.resources.to_string();
 }
 
+TEST(TemplateCompiles, TheEdgeStripsKernel) {
+  // fp32/edge_strips.cu, beside the SIMT kernel of an EDGE_STRIPS specialization: one kernel for
+  // every op (the layout is in its arguments), its chains in registers.
+  const std::string unit = TemplateStore::active().expand_includes("fp32/edge_strips.cu");
+  const CompileOutcome out = Compiler(std::nullopt).compile(unit, "edge_strips", CompileOptions{});
+  ASSERT_TRUE(out.ok) << out.log;
+  EXPECT_FALSE(out.kernel.resources.spills()) << out.kernel.resources.to_string();
+  EXPECT_LE(out.kernel.resources.registers, 64) << out.kernel.resources.to_string();
+}
+
 }  // namespace
 }  // namespace jitgemm

@@ -338,6 +338,60 @@ TEST(LaunchPlan, SimtAlignedCopiesOfLargeOperands) {
   EXPECT_FALSE(plan.a.transposed_copy || plan.b.transposed_copy);
 }
 
+// Edges 1..8 past a multiple of 64 go to fp32/edge_strips.cu: the SIMT kernel's grid, split-K
+// slices and kernel name follow the part whole tiles cover; nothing else changes.
+TEST(LaunchPlan, SimtEdgeStripsWhereAnEdgeIsOneToEightPastAMultipleOf64) {
+  struct Case {
+    int64_t m, n, k;
+    int64_t m0, n0;  // what the tiles cover (m0 = m, n0 = n: no strips)
+  };
+  for (const Case& t : {Case{1537, 1537, 1537, 1536, 1536}, Case{1537, 1600, 700, 1536, 1600},
+                        Case{1030, 2049, 64, 1024, 2048}, Case{4096, 1032, 8, 4096, 1024},
+                        Case{1000, 1000, 1000, 1000, 1000},  // 40 past 960: whole tiles
+                        Case{1033, 1033, 100, 1033, 1033},   // 9 past 1024: whole tiles
+                        Case{4096, 4096, 4096, 4096, 4096},
+                        Case{1025, 1000, 100, 1025, 1000},   // the tiles would cover under 2^20 elements
+                        Case{65, 20000, 100, 64, 20000}}) {  // one row past the first 64
+    for (Op ta : {Op::N, Op::T}) {
+      ProblemKey key = key_of(Precision::FP32, t.m, t.n, t.k, ta, Op::N);
+      SCOPED_TRACE(key.canonical());
+      const EdgeStrips strips = simt_edge_strips(key);
+      EXPECT_EQ(strips.m0, t.m0);
+      EXPECT_EQ(strips.n0, t.n0);
+      const bool any = t.m0 < t.m || t.n0 < t.n;
+      EXPECT_EQ(specialization_of(key).edge_strips, any);
+      for (const KernelConfig& c : tuning_sample(key)) {
+        const LaunchPlan plan = make_launch_plan(c, key, {132, 0});
+        EXPECT_EQ(plan.strips.m0, t.m0) << c.name();
+        EXPECT_EQ(plan.strips.n0, t.n0) << c.name();
+        EXPECT_EQ(plan.main.grid_x * plan.main.grid_y, static_cast<unsigned>(c.output_tiles(t.m0, t.n0) * c.split_k))
+            << c.name();
+        EXPECT_EQ(rules_of(c).kernel_name(c, specialization_of(key)).ends_with("_es"), any) << c.name();
+        expect_sound(plan);
+      }
+    }
+  }
+  // Not for the tensor-core modes, a fill or a triangular operand.
+  ProblemKey key = key_of(Precision::FP32, 1537, 1537, 1537);
+  EXPECT_TRUE(specialization_of(key).edge_strips);
+  for (Precision p : {Precision::TF32x3, Precision::TF32}) {
+    ProblemKey tensor = key_of(p, 1537, 1537, 1537);
+    EXPECT_FALSE(specialization_of(tensor).edge_strips) << to_string(p);
+    const LaunchPlan plan = make_launch_plan(default_config(tensor), tensor, {132, 0});
+    EXPECT_EQ(plan.strips.m0, 1537);
+    EXPECT_EQ(plan.strips.n0, 1537);
+  }
+  ProblemKey filled = key;
+  filled.fill = Fill::Lower;
+  EXPECT_FALSE(specialization_of(filled).edge_strips);
+  ProblemKey triangular = key;
+  triangular.structure_a = Structure::Lower;
+  EXPECT_FALSE(specialization_of(triangular).edge_strips);
+  ProblemKey symmetric = key;  // read from a dense copy: strips as for a general operand
+  symmetric.structure_b = Structure::Symmetric;
+  EXPECT_TRUE(specialization_of(symmetric).edge_strips);
+}
+
 TEST(LaunchPlan, TriangularOperandsAndFill) {
   // lowertri: A and B lower, C = tril(A B). SIMT reads both in place: dense copies first (in
   // the stored layout), and one work item per tile.
