@@ -322,7 +322,9 @@ SimtCopies simt_operand_copies(const ProblemKey& key) noexcept {
 }
 
 EdgeStrips simt_edge_strips(const ProblemKey& key) noexcept {
-  constexpr int64_t kStripUnit = 64, kMaxStrip = 8, kMinTileElements = int64_t{1} << 20;
+  // kMaxStripElements: a warp each, four a CTA, within a grid's 2^31 - 1 CTAs.
+  constexpr int64_t kStripUnit = 64, kMaxStrip = 8, kMinTileElements = int64_t{1} << 20,
+                    kMaxStripElements = int64_t{1} << 32;
   const EdgeStrips none{key.m, key.n};
   if (key.precision != Precision::FP32 || product_triangles(key).any()) return none;
   auto covered = [](int64_t extent) {
@@ -330,7 +332,9 @@ EdgeStrips simt_edge_strips(const ProblemKey& key) noexcept {
     return extent > kStripUnit && past >= 1 && past <= kMaxStrip ? extent - past : extent;
   };
   const EdgeStrips strips{covered(key.m), covered(key.n)};
-  if (!strips.any(key.m, key.n) || strips.m0 * strips.n0 < kMinTileElements) return none;
+  const int64_t strip_elements = key.m * key.n - strips.m0 * strips.n0;
+  if (!strips.any(key.m, key.n) || strips.m0 * strips.n0 < kMinTileElements || strip_elements > kMaxStripElements)
+    return none;
   return strips;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codegen/kernel_family.hpp"
+#include "codegen/simt_family.hpp"
 #include "codegen/wgmma_family.hpp"
 #include "exec/work_list.hpp"
 
@@ -292,9 +293,13 @@ TimeEstimate estimate_time(const KernelConfig& config, const ProblemKey& key, co
   }
   KernelShape shape{key.m, key.n, key.k, product_triangles(key)};
   switch (config.family()) {
-    case KernelFamily::Simt:
+    case KernelFamily::Simt: {
+      // The tiles' part of C; edge strips run in the SMs their last wave leaves idle.
+      const EdgeStrips strips = simt_edge_strips(key);
+      shape.m = strips.m0, shape.n = strips.n0;
       e = simt_estimate(config, shape, device);
       break;
+    }
     case KernelFamily::MmaSync:
       e = mma_sync_estimate(config, shape, device);
       break;

@@ -178,6 +178,20 @@ TEST(PerformanceModel, APrePassThatWritesOnlyTheSmallPlaneCostsLess) {
   EXPECT_FALSE(wgmma_big_planes_in_place(KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs"), aligned).a);
 }
 
+TEST(PerformanceModel, SimtEdgeStripsCostTheTilesPartOnly) {
+  // 1537^3 fp32: the tiles cover 1536 x 1536 (simt_edge_strips), whatever their width, so a
+  // config is estimated as on the interior, not with a tile column and row of one live element.
+  const ProblemKey edged = key_of(1537, 1537, 1537, Precision::FP32), interior = key_of(1536, 1536, 1537, Precision::FP32);
+  for (const char* name : {"simt_fp32_64x128x8_w2x2_t8x8_s4_k4_g8", "simt_fp32_128x256x16_w2x4_t8x16_s4_k1_g8_eb"}) {
+    const KernelConfig c = KernelConfig::parse(name);
+    EXPECT_EQ(estimate_time(c, edged, kH200).total_us, estimate_time(c, interior, kH200).total_us) << name;
+  }
+  // Without strips (40 past 960) the partial tiles are the kernel's, and cost.
+  const KernelConfig c = KernelConfig::parse("simt_fp32_128x256x16_w2x4_t8x16_s4_k1_g8_eb");
+  EXPECT_GT(estimate_time(c, key_of(1000, 1000, 1537, Precision::FP32), kH200).total_us,
+            estimate_time(c, key_of(960, 960, 1537, Precision::FP32), kH200).total_us);
+}
+
 TEST(PerformanceModel, EveryCandidateOfTheReferenceShapesHasAFiniteEstimate) {
   for (Precision precision : {Precision::FP32, Precision::TF32x3, Precision::TF32})
     for (const ProblemKey& key : {key_of(256, 256, 524288, precision), key_of(2048, 4096, 8192, precision),
