@@ -7,7 +7,6 @@
 #include <string_view>
 
 #include "codegen/kernel_family.hpp"
-#include "codegen/simt_family.hpp"
 #include "codegen/split_operand_render.hpp"
 #include "codegen/template_store.hpp"
 #include "cuda/driver_api.hpp"
@@ -252,10 +251,10 @@ void GemmLauncher::run_edge_strips(const LaunchPlan& plan, const cuda::Function&
                                    CUdeviceptr a, int64_t lda, CUdeviceptr b, int64_t ldb, CUdeviceptr c,
                                    CUstream stream) const {
   // op(A)(m, k) = A[m * a_m + k * a_k], op(B)(k, n) = B[k * b_k + n * b_n] in the layout the
-  // SIMT kernel reads (a dense copy may be the stored matrix transposed).
-  const KernelSpecialization view = simt_view(specialization_of(plan.key));
-  long long a_m = view.trans_a == Op::T ? 1 : lda, a_k = view.trans_a == Op::T ? lda : 1;
-  long long b_k = view.trans_b == Op::T ? 1 : ldb, b_n = view.trans_b == Op::T ? ldb : 1;
+  // SIMT kernel reads (the plan's, worked out once).
+  const bool a_km = plan.simt_a_rows_contiguous, b_kn = plan.simt_b_rows_contiguous;
+  long long a_m = a_km ? 1 : lda, a_k = a_km ? lda : 1;
+  long long b_k = b_kn ? ldb : 1, b_n = b_kn ? 1 : ldb;
   int m = static_cast<int>(p.m), n = static_cast<int>(p.n), k = static_cast<int>(p.k);
   int m0 = static_cast<int>(plan.strips.m0), n0 = static_cast<int>(plan.strips.n0);
   long long ldc = p.effective_ldc();

@@ -87,7 +87,11 @@ void plan_work_list(LaunchPlan& plan, RegionAllocator& regions) {
 
 void plan_split_k(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& regions) {
   const ProblemKey& p = plan.key;
-  if (plan.config.family() == KernelFamily::Simt && specialization_of(p).edge_strips) plan.strips = simt_edge_strips(p);
+  if (plan.config.family() == KernelFamily::Simt) {
+    plan.strips = simt_edge_strips(p);  // {M, N} where there are none
+    const KernelSpecialization view = simt_view(specialization_of(p));
+    plan.simt_a_rows_contiguous = view.trans_a == Op::T, plan.simt_b_rows_contiguous = view.trans_b == Op::N;
+  }
   plan.main = launch_geometry(plan.config, plan.strips.m0, plan.strips.n0, p.k, device.sm_count);
   plan.split_k_ld = split_k_workspace_ld(p.n);
   if (plan.config.split_k > 1)

@@ -136,6 +136,9 @@ struct LaunchPlan {
   // main kernel runs on rows [0, strips.m0) x columns [0, strips.n0) of C (its grid, its split-K
   // slices and their reduction), fp32/edge_strips.cu on the rest. m0 = M and n0 = N: none.
   EdgeStrips strips;
+  // SIMT: the layout its kernel, and the strips' kernel, read op(A) and op(B) in (simt_view: a
+  // dense copy may be the stored matrix transposed): op(A) as K x M, op(B) as K x N.
+  bool simt_a_rows_contiguous = false, simt_b_rows_contiguous = false;
   // Structured products, in the kernel's terms (wgmma swapped: of C^T = op(B)^T op(A)^T):
   // which triangles of its operands may be nonzero and which of its output is kept, and the
   // tiles with their K ranges (empty without triangles or a fill).

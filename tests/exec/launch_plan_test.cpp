@@ -364,6 +364,10 @@ TEST(LaunchPlan, SimtEdgeStripsWhereAnEdgeIsOneToEightPastAMultipleOf64) {
         const LaunchPlan plan = make_launch_plan(c, key, {132, 0});
         EXPECT_EQ(plan.strips.m0, t.m0) << c.name();
         EXPECT_EQ(plan.strips.n0, t.n0) << c.name();
+        // The layout the kernels read: as stored, or A's dense copy as K x M (4096^3 NN).
+        const bool a_copied = specialization_of(key).a_aligned_copy;
+        EXPECT_EQ(plan.simt_a_rows_contiguous, ta == Op::T || a_copied) << c.name();
+        EXPECT_TRUE(plan.simt_b_rows_contiguous) << c.name();
         EXPECT_EQ(plan.main.grid_x * plan.main.grid_y, static_cast<unsigned>(c.output_tiles(t.m0, t.n0) * c.split_k))
             << c.name();
         EXPECT_EQ(rules_of(c).kernel_name(c, specialization_of(key)).ends_with("_es"), any) << c.name();
