@@ -322,7 +322,7 @@ SimtCopies simt_operand_copies(const ProblemKey& key) noexcept {
 }
 
 EdgeStrips simt_edge_strips(const ProblemKey& key) noexcept {
-  // kMaxStripElements: a warp each, four a CTA, within a grid's 2^31 - 1 CTAs.
+  // kMaxStripElements: at least 16 a CTA, well within a grid's 2^31 - 1 CTAs.
   constexpr int64_t kStripUnit = 64, kMaxStrip = 8, kMinTileElements = int64_t{1} << 20,
                     kMaxStripElements = int64_t{1} << 32;
   const EdgeStrips none{key.m, key.n};

@@ -39,12 +39,13 @@ bool simt_finishes_split_k(const KernelConfig& config, int64_t tiles, int sm_cou
 // The edges of an fp32 output that whole tiles would mostly waste: where M (N) lies 1..8 past a
 // multiple of 64 and above it, the SIMT kernel's tiles cover rows [0, m0) (columns [0, n0)),
 // m0 = M rounded down to 64, and fp32/edge_strips.cu computes the thin rows (columns) past them,
-// one warp per element, in the SMs the tiles' last wave leaves idle (exec/gemm_launch.cpp). For
-// products of general operands or symmetric ones (dense copies) with no fill, whose tiles cover
-// at least 2^20 elements (the tiles must outlast the strips). m0 = M and n0 = N: no strips. On
-// the H200, 1537^3 fp32 on its record's config: the 1536 x 1536 tiles alone 0.2003 ms, the
-// whole product 0.2250 with whole tiles over the edges, 0.2150 with the strips (re-tuned),
-// cuBLAS 0.2052-0.2063 (tuner medians, session 44; README, "Profiles").
+// 16 or 32 outputs of one line a CTA, in the SMs the tiles' last wave leaves idle
+// (exec/gemm_launch.cpp). For products of general operands or symmetric ones (dense copies) with
+// no fill, whose tiles cover at least 2^20 elements (the tiles must outlast the strips). m0 = M
+// and n0 = N: no strips. On the H200, 1537^3 fp32 on its record's config: the 1536 x 1536 tiles
+// alone 0.2003 ms, the whole product 0.2250 with whole tiles over the edges, 0.2150 with the
+// strips (a warp per element; re-tuned), cuBLAS 0.2052-0.2063 (tuner medians, session 44;
+// README, "Profiles").
 struct EdgeStrips {
   int64_t m0 = 0, n0 = 0;
   bool any(int64_t m, int64_t n) const noexcept { return m0 < m || n0 < n; }

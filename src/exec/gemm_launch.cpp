@@ -21,7 +21,9 @@ namespace jitgemm {
 namespace {
 
 constexpr unsigned kReduceThreads = 256;  // THREADS of fp32/split_k_reduce.cu
-constexpr unsigned kEdgeStripWarps = 4;    // WARPS of fp32/edge_strips.cu, one strip element each
+// fp32/edge_strips.cu: THREADS, and the outputs of a CTA with lanes over K and with lanes along a line.
+constexpr unsigned kEdgeStripThreads = 256;
+constexpr int64_t kEdgeStripKOutputs = 16, kEdgeStripXOutputs = 32;
 
 CompiledModule compile_reducer(const Compiler& compiler, const TemplateStore& templates) {
   return compile_module(compiler, templates.expand_includes("fp32/split_k_reduce.cu"), "split_k_reduce", {},
@@ -259,11 +261,19 @@ void GemmLauncher::run_edge_strips(const LaunchPlan& plan, const cuda::Function&
   int m0 = static_cast<int>(plan.strips.m0), n0 = static_cast<int>(plan.strips.n0);
   long long ldc = p.effective_ldc();
   float alpha = p.alpha, beta = p.beta;
-  void* args[] = {&m, &n, &k, &m0, &n0, &a, &a_m, &a_k, &b, &b_k, &b_n, &c, &ldc, &alpha, &beta};
-  const int64_t elements = p.m * (p.n - plan.strips.n0) + (p.m - plan.strips.m0) * plan.strips.n0;
+  // The kernel's groups: per line of a strip (a column of the right one, a row of the bottom
+  // one), its outputs in groups of K_OUTPUTS where the operand varying along the line is
+  // K-contiguous (lanes over K), else X_OUTPUTS (lanes along the line).
+  auto groups = [](int64_t lines, int64_t extent, bool lanes_over_k) {
+    const int64_t outputs = lanes_over_k ? kEdgeStripKOutputs : kEdgeStripXOutputs;
+    return lines * ((extent + outputs - 1) / outputs);
+  };
+  int right_groups = static_cast<int>(groups(p.n - n0, p.m, a_k == 1));
+  const int64_t bottom_groups = groups(p.m - m0, n0, b_k == 1);
+  void* args[] = {&m, &n, &k, &m0, &n0, &a, &a_m, &a_k, &b, &b_k, &b_n, &c, &ldc, &alpha, &beta, &right_groups};
   LaunchGeometry g;
-  g.grid_x = static_cast<unsigned>((elements + kEdgeStripWarps - 1) / kEdgeStripWarps);
-  g.block_x = 32 * kEdgeStripWarps;
+  g.grid_x = static_cast<unsigned>(right_groups + bottom_groups);
+  g.block_x = kEdgeStripThreads;
   launch_on(fn, g, stream, args, dependent_launch_);
 }
 
