@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, run the GPU tests, tune the reference problems and
 # the sweep, run the benchmark (jitgemm and cuBLAS side by side) and print the table.
-# Usage: bash bench/device-run.sh [all|test|python|eval|stale|tune|structured|sweep|bench|sass|reliability|sanitize|budget|profile|ab]...
-#        (default: all, which leaves out stale, reliability, sanitize, budget, profile and ab)
+# Usage: bash bench/device-run.sh [all|test|python|eval|stale|retune|tune|structured|sweep|bench|sass|reliability|sanitize|budget|profile|ab]...
+#        (default: all, which leaves out stale, retune, reliability, sanitize, budget, profile and ab)
 # stale: re-tune this device's records whose environment (template hash, driver, NVRTC) differs
 # from this machine's, e.g. after a kernel template changed (jitgemm-tune --stale, budget
-# ${STALE_BUDGET:-12} s each, the old configs first as priors).
+# ${STALE_BUDGET:-12} s each, the old configs first as priors). retune: the problems of the file
+# RETUNE_PROBLEMS in mode RETUNE_MODE (default fp32), whatever their environment, same budget.
 # budget: cold tunes of the reference problems with --budget ${BUDGET:-20} (empty cache and
 # database), then the bench's reference rows (BUDGET_ROWS, a regular expression, to take fewer)
 # served by those records and by the shipped ones.
@@ -85,6 +86,13 @@ if only stale; then
   echo "== re-tune this device's stale records"
   build/jitgemm-tune --stale --jobs 16 --budget ${STALE_BUDGET:-12} 2>>"$out/tune-progress.log" | tee -a "$out/tune.log" \
     | grep -vE "^(skipping|time:)" || status=1
+fi
+if only retune; then
+  # A problem's record re-tuned although its environment is current (e.g. after a support kernel
+  # it launches changed: the template hash covers the family's template only).
+  echo "== re-tune the problems of ${RETUNE_PROBLEMS:?retune needs RETUNE_PROBLEMS, a problems file} (${RETUNE_MODE:-fp32})"
+  build/jitgemm-tune --problems "$RETUNE_PROBLEMS" --precision ${RETUNE_MODE:-fp32} --jobs 16 --budget ${STALE_BUDGET:-12} \
+    2>>"$out/tune-progress.log" | tee -a "$out/tune.log" | grep -vE "^(skipping|time:)" || status=1
 fi
 if want tune; then
   echo "== tune"
