@@ -106,6 +106,15 @@ struct LocalBench::State {
 
   // C filled with NaN: after a beta = 0 launch an unwritten element is still NaN.
   void poison_c() { support.fill_value(ws.c.get(), problem.m * problem.effective_ldc(), NAN, stream.get()); }
+  // NaN through the whole workspace: it is shared by the candidates, so a candidate that reads a
+  // part its own pre-passes did not write in this call would otherwise find what an earlier one
+  // left there (a dense copy, planes), and could pass verification on it.
+  void poison_workspace() {
+    if (ws.workspace.size() >= 4)
+      JITGEMM_CU(cuda::driver().cuMemsetD32Async(ws.workspace.get(), 0x7fc00000u, ws.workspace.size() / 4,
+                                                 stream.get()),
+                 "NaN into the {}-byte tuning workspace", ws.workspace.size());
+  }
   // C against the float64 reference C64.
   ErrorStats check_c() {
     return support.error_stats(ws.c.get(), problem.effective_ldc(), ws.c64.get(), problem.effective_ldc(), problem.m,
@@ -164,10 +173,11 @@ struct LocalBench::State {
     return loaded.emplace(r.index, std::move(cand)).first->second;
   }
 
-  // Verification on a NaN-poisoned C: Ok, or WrongResult with the error counts.
+  // Verification on a NaN-poisoned C and workspace: Ok, or WrongResult with the error counts.
   BenchVerdict verify(const LoadedCandidate& cand) {
     BenchVerdict v;
     poison_c();
+    poison_workspace();
     cand.launch(verify_problem, stream.get());
     const ErrorStats stats = check_c();
     v.rel_error = stats.rel_error;

@@ -71,6 +71,8 @@ TEST_P(SymmetricOperands, OnlyTheLowerTriangleIsRead) {
       if (!rules_of(config).runs_in_place(config, key)) continue;  // the launcher refuses it
       const LoadedKernel& kernel = kernels.get(config, spec);
       cuda::DeviceBuffer workspace(std::max<size_t>(4, launcher.workspace_bytes(config, p)));
+      // NaN everywhere first: what a pre-pass leaves unwritten and a kernel reads reaches C.
+      JITGEMM_CU(cuda::driver().cuMemsetD32(workspace.get(), 0x7fc00000u, workspace.size() / 4), "NaN workspace");
       ++cases;
       KernelConfig general_config = config;
       GemmProblem general = p;
