@@ -23,7 +23,8 @@
 # change measured on the configs it will serve, AB_ROUNDS times (default 1). Rows go to
 # ab-{base,tree}.json (the last round). A change to the host side too: AB_TREE instead, a whole
 # source tree to compare with (e.g. `git archive <rev> | tar -x -C .scratch/basetree` here and
-# carry .scratch), built here (about 70 s more) and its own jitgemm-bench run for the base side.
+# carry .scratch), built here (about 70 s more) and its own jitgemm-bench run for the base side,
+# served by its own tuning database (AB_SAME_RECORDS=1: by this tree's).
 # Configs instead: AB_RECORDS="<problems.json>=<config> ..." serves the tree side from a copy of
 # the database whose records for those problems are re-tuned with that config alone.
 # AB_SASS=1 adds the SASS of the kernels each side compiled (ab-<side>.sass in logs.tgz) and their
@@ -172,8 +173,12 @@ if only profile; then
   grep -E "^  [a-zA-Z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Registers Per|Achieved Occupancy|issue_stalled|bank_conflicts|inst_executed|Block Size|Shared Memory Configuration Size|L1/TEX Hit|Memory Throughput|Wavefronts Shared|Stall Sampling \(All" "$out/profile.txt" | grep -vE "issue_stalled.* 0(\.0[0-9]*)?$" | head -160
 fi
 if only ab; then
-  base_bench=build/jitgemm-bench base="" what=templates
+  base_bench=build/jitgemm-bench base="" what=templates base_db=$JITGEMM_TUNING_DB
   if [[ -n "${AB_TREE:-}" ]]; then
+    # The base tree's own records (a stale or retune step before this one has rewritten this
+    # tree's, and a re-tune that changed a config would put it on both sides), unless
+    # AB_SAME_RECORDS=1.
+    [[ -z "${AB_SAME_RECORDS:-}" ]] && base_db=$AB_TREE/tuning_db/jitgemm_tuning.json
     echo "== build the base tree $AB_TREE"
     # Its bench alone (and the library under it): the base side runs nothing else.
     (cd "$AB_TREE" && JOBS=16 BUILD_TARGETS=jitgemm-bench bash scripts/build.sh) >"$out/build-base.log" 2>&1 ||
@@ -210,7 +215,7 @@ if only ab; then
       dump="" cache="$JITGEMM_CACHE_DIR-ab"
       [[ -n "${AB_SASS:-}" ]] && cache="$sass_dir/cache"
       [[ -n "${AB_SASS:-}" && $round == 1 ]] && dump="$sass_dir/$side"
-      db=$([[ $side == tree ]] && echo "${tree_db:-$JITGEMM_TUNING_DB}" || echo "$JITGEMM_TUNING_DB")
+      db=$([[ $side == tree ]] && echo "${tree_db:-$JITGEMM_TUNING_DB}" || echo "$base_db")
       JITGEMM_TUNING_DB=$db JITGEMM_DUMP_DIR=$dump JITGEMM_TEMPLATE_DIR=$dir JITGEMM_CACHE_DIR="$cache" \
         JITGEMM_BENCH_RESULTS="$out/ab-$side.json" "$bin" --benchmark_filter="$rows" >"$out/ab-$side.log" 2>&1 || status=1
       echo "round $round $side: $(sed -n '/^problem /,/^host cost/p' "$out/ab-$side.log" | grep -vE "^(problem|host cost|$)" |
