@@ -79,6 +79,10 @@ class KernelFamilyRules {
   virtual KernelFamily family() const noexcept = 0;
   // The template file, e.g. "tf32/wgmma_gemm.cu".
   virtual std::string_view template_path() const noexcept = 0;
+  // The support kernels' templates its launches may run beside the main kernel (operand copies
+  // and pre-passes, the split-K reduction, the edge strips): part of what a record's template
+  // hash covers (family_template_hash).
+  virtual std::span<const std::string_view> support_template_paths() const noexcept = 0;
   virtual bool computes(Precision precision) const noexcept = 0;
 
   // ---- name and parse: the part of KernelConfig::name() after "<family>_<precision>_<bm>x<bn>x<bk>"

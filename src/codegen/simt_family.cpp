@@ -88,6 +88,11 @@ class SimtRules final : public SplitKFamilyRules {
  public:
   KernelFamily family() const noexcept override { return KernelFamily::Simt; }
   std::string_view template_path() const noexcept override { return "fp32/simt_gemm.cu"; }
+  std::span<const std::string_view> support_template_paths() const noexcept override {
+    static constexpr std::string_view kPaths[] = {"tf32/split_operand.cu", "fp32/split_k_reduce.cu",
+                                                  "fp32/edge_strips.cu"};
+    return kPaths;
+  }
   bool computes(Precision p) const noexcept override { return p == Precision::FP32; }
 
   std::string name_suffix(const KernelConfig& c) const override {

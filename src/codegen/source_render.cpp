@@ -20,6 +20,22 @@ void check_vec(int vec, std::string_view what, const KernelSpecialization& spec)
 
 std::string_view template_path(KernelFamily family) noexcept { return family_rules(family).template_path(); }
 
+std::string family_template_hash(const TemplateStore& templates, KernelFamily family) {
+  const KernelFamilyRules& rules = family_rules(family);
+  std::string text = templates.expand_includes(rules.template_path());
+  for (std::string_view path : rules.support_template_paths()) {
+    text += "\n// ---- ";
+    text += path;
+    text += "\n";
+    text += templates.expand_includes(path);
+  }
+  return hash_hex(text);
+}
+
+std::string legacy_template_hash(const TemplateStore& templates, KernelFamily family) {
+  return templates.template_hash(template_path(family));
+}
+
 RenderedKernel render_kernel(const KernelConfig& config, const KernelSpecialization& spec,
                              const TemplateStore& templates) {
   std::string why;
@@ -32,7 +48,7 @@ RenderedKernel render_kernel(const KernelConfig& config, const KernelSpecializat
   const KernelFamilyRules& rules = rules_of(config);
   RenderedKernel out;
   const std::string body = templates.expand_includes(rules.template_path());
-  out.template_hash = hash_hex(body);
+  out.template_hash = family_template_hash(templates, rules.family());
   out.kernel_name = rules.kernel_name(config, spec);
   out.source = rules.prologue(config, spec, out.kernel_name) + body;
   out.arch = std::string(rules.target_arch());

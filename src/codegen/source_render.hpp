@@ -24,12 +24,22 @@ struct RenderedKernel {
   std::string arch;           // target, e.g. "sm_90a" (KernelFamilyRules::target_arch)
   int threads = 0;            // blockDim.x
   size_t smem_bytes = 0;      // dynamic shared memory per CTA
-  std::string template_hash;  // hash_hex of the expanded template, without the prologue
+  std::string template_hash;  // family_template_hash of its family (no prologue)
 };
 
 // The template file of a family, e.g. "fp32/simt_gemm.cu", "tf32/wgmma_gemm.cu",
 // "tf32/mma_sync_gemm.cu".
 std::string_view template_path(KernelFamily family) noexcept;
+
+// What a tuning record of `family` remembers of the templates (RenderedKernel::template_hash, the
+// environment's template_hash): hash_hex of the family's expanded template followed by each of
+// its support kernels' (KernelFamilyRules::support_template_paths), so that a change to a
+// pre-pass, the split-K reduction or the edge strips makes the records they serve stale too.
+// Throws as TemplateStore::expand_includes does.
+std::string family_template_hash(const TemplateStore& templates, KernelFamily family);
+// The family's template alone (TemplateStore::template_hash): what records stamped before
+// session 45 remember; jitgemm-tune --refresh-unchanged re-stamps them (tune/record_refresh.hpp).
+std::string legacy_template_hash(const TemplateStore& templates, KernelFamily family);
 
 // Throws InvalidArgument when the config is not statically_valid (the message says why), a
 // vector width is not 1 or 4, or the template is missing from the store.

@@ -233,6 +233,10 @@ class WgmmaRules final : public KernelFamilyRules {
  public:
   KernelFamily family() const noexcept override { return KernelFamily::Wgmma; }
   std::string_view template_path() const noexcept override { return "tf32/wgmma_gemm.cu"; }
+  std::span<const std::string_view> support_template_paths() const noexcept override {
+    static constexpr std::string_view kPaths[] = {"tf32/split_operand.cu", "fp32/split_k_reduce.cu"};
+    return kPaths;
+  }
   bool computes(Precision p) const noexcept override { return p == Precision::TF32x3 || p == Precision::TF32; }
 
   std::string name_suffix(const KernelConfig& c) const override {

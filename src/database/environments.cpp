@@ -45,7 +45,7 @@ bool Environments::known(EnvironmentField field, KernelFamily family) const {
 Environments machine_environments(const TemplateStore& templates, std::optional<int> driver_version,
                                   std::optional<int> nvrtc_version, std::string jitgemm_version) {
   Environments out{driver_version, nvrtc_version, std::move(jitgemm_version), {}};
-  for (KernelFamily family : kKernelFamilies) out.template_hashes[family] = templates.template_hash(template_path(family));
+  for (KernelFamily family : kKernelFamilies) out.template_hashes[family] = family_template_hash(templates, family);
   return out;
 }
 

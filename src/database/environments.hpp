@@ -42,8 +42,8 @@ struct Environments {
 
 // This machine's: the given driver and NVRTC versions (empty: none loaded) and jitgemm version
 // for every family, and for each family of kKernelFamilies
-// templates.template_hash(template_path(family)), the hash render_kernel gives its kernels (no
-// kernel is rendered).
+// family_template_hash(templates, family), the hash render_kernel gives its kernels (no kernel is
+// rendered).
 Environments machine_environments(const TemplateStore& templates, std::optional<int> driver_version,
                                   std::optional<int> nvrtc_version, std::string jitgemm_version);
 

@@ -46,7 +46,13 @@ std::string_view to_string(RefreshOutcome outcome) noexcept {
 std::vector<RecordRefresh> refresh_unchanged(TuningDatabase& db, const TemplateStore& tuned_with,
                                              const TemplateStore& current, const Compiler& compiler) {
   const Environments now = machine_environments(current, std::nullopt, nvrtc_version(), std::string(version()));
-  std::map<KernelFamily, std::string> tuned_with_hashes;  // of `tuned_with`, per family as records ask
+  // Of `tuned_with`, per family as records ask: its hash, the family-template-only hash records
+  // stamped before session 45 carry, and whether its support kernels' templates are this build's.
+  struct Before {
+    std::string hash, legacy_hash;
+    std::string support_changed;  // the first support template that differs, or empty
+  };
+  std::map<KernelFamily, Before> tuned_with_hashes;
   std::vector<RecordRefresh> out;
   std::vector<TuningRecord> refreshed;
   for (const TuningRecord& record : db.records()) {
@@ -58,15 +64,27 @@ std::vector<RecordRefresh> refresh_unchanged(TuningDatabase& db, const TemplateS
     const KernelFamily family = record.config.family();
     const std::string_view path = template_path(family);
     auto [at, added] = tuned_with_hashes.try_emplace(family);
-    if (added) at->second = tuned_with.template_hash(path);
-    const std::string& before = at->second;
+    if (added) {
+      at->second = {family_template_hash(tuned_with, family), legacy_template_hash(tuned_with, family), {}};
+      for (std::string_view support : family_rules(family).support_template_paths())
+        if (tuned_with.expand_includes(support) != current.expand_includes(support)) {
+          at->second.support_changed = std::string(support);
+          break;
+        }
+    }
+    const std::string& before = at->second.hash;
     const std::string& after = now.template_hashes.at(family);
+    const std::string& tuned = record.environment.template_hash;
     if (other) {
       r.outcome = RefreshOutcome::OtherFields, r.detail = to_string(stale);
-    } else if (record.environment.template_hash != before) {
+    } else if (tuned != before && tuned != at->second.legacy_hash) {
       r.outcome = RefreshOutcome::OtherTemplates;
-      r.detail = fmt::format("tuned with {} templates {}, not {} ({})", path, record.environment.template_hash, before,
-                             tuned_with.origin());
+      r.detail = fmt::format("tuned with {} templates {}, not {} ({})", path, tuned, before, tuned_with.origin());
+    } else if (!at->second.support_changed.empty()) {
+      // Only the main kernel's cubin is compared: a changed support kernel needs a re-tune.
+      r.outcome = RefreshOutcome::KernelChanged;
+      r.detail = fmt::format("{} templates {} -> {}: support kernel {} changed", path, tuned, after,
+                             at->second.support_changed);
     } else {
       const Built old_kernel = build(record, tuned_with, compiler), new_kernel = build(record, current, compiler);
       if (!old_kernel.error.empty() || !new_kernel.error.empty()) {
@@ -74,9 +92,9 @@ std::vector<RecordRefresh> refresh_unchanged(TuningDatabase& db, const TemplateS
         r.detail = !old_kernel.error.empty() ? "before: " + old_kernel.error : "now: " + new_kernel.error;
       } else if (old_kernel.cubin != new_kernel.cubin) {
         r.outcome = RefreshOutcome::KernelChanged;
-        r.detail = fmt::format("{} templates {} -> {}: the cubins differ", path, before, after);
+        r.detail = fmt::format("{} templates {} -> {}: the cubins differ", path, tuned, after);
       } else {
-        r.detail = fmt::format("{} templates {} -> {}: the same cubin ({} bytes)", path, before, after,
+        r.detail = fmt::format("{} templates {} -> {}: the same cubin ({} bytes)", path, tuned, after,
                                new_kernel.cubin.size());
         TuningRecord updated = record;
         updated.environment.template_hash = after;

@@ -1,13 +1,19 @@
 // record_refresh.hpp — records that a template change left stale without changing their kernel.
 //
 // A record is stale when the template hash it was tuned with differs from this build's: an
-// edit anywhere in its family's template or the headers it includes. Only a re-tune on its GPU
+// edit anywhere in its family's template, the headers it includes or the support kernels its
+// launches run (family_template_hash). Only a re-tune on its GPU
 // re-establishes a stale record's timing. But an edit often leaves most kernels as they were (a
 // constexpr path that other configs never take, a comment): a record whose kernel, rendered for
 // its own problem, compiles to the same cubin under the templates it was tuned with and under
 // this build's measures what it measured. refresh_unchanged() finds those and writes this
 // build's template hash into their environment (nothing else of the record changes); the others
-// stay stale for `jitgemm-tune --stale` on their GPU. It needs NVRTC, no GPU.
+// stay stale for `jitgemm-tune --stale` on their GPU. A change to a support kernel's template
+// (pre-pass, split-K reduction, edge strips) between the two leaves every record of the family
+// stale: only the main kernel's cubin is compared. A record stamped with the family template's
+// hash alone (legacy_template_hash, before session 45) is taken as tuned with `tuned_with` when
+// that hash matches, and re-stamped: `--refresh-unchanged` with this build's own templates
+// migrates a database. It needs NVRTC, no GPU.
 //
 //   const TemplateStore before = TemplateStore::from_directory("base/kernel_templates");
 //   TuningDatabase db = TuningDatabase::load(path);
@@ -27,7 +33,7 @@ namespace jitgemm {
 
 enum class RefreshOutcome {
   Refreshed,      // same cubin under both: this build's template hash taken
-  KernelChanged,  // the cubins differ: stays stale (re-tune it)
+  KernelChanged,  // the cubins differ, or a support kernel changed: stays stale (re-tune it)
   OtherTemplates, // tuned with templates other than `tuned_with` (its hash is neither's): untouched
   OtherFields,    // stale in more than the template hash (driver, NVRTC, jitgemm version): untouched
   NotCompiled,    // its kernel did not render or compile under one of them: untouched

@@ -10,7 +10,9 @@
 #include "codegen/mma_sync_family.hpp"
 #include "common/hash.hpp"
 #include "exec/launch_plan.hpp"
+#include "codegen/kernel_family.hpp"
 #include "jitgemm/error.hpp"
+#include "support/test_support.hpp"
 
 namespace jitgemm {
 namespace {
@@ -125,13 +127,28 @@ TEST(SourceRender, SpecializationsAFamilyIgnoresRenderOneKernel) {
   EXPECT_TRUE(render_kernel(c, filled).source != a.source);
 }
 
-TEST(SourceRender, TemplateHashCoversTheTemplateOnly) {
+// The template hash covers the family's template and its support kernels' (the pre-pass, the
+// split-K reduction, the edge strips), not the prologue: a change to any of those templates
+// changes it, a change of config or specialization does not.
+TEST(SourceRender, TemplateHashCoversTheTemplatesNotThePrologue) {
   const RenderedKernel a = render_kernel(KernelConfig{}, KernelSpecialization{});
   const RenderedKernel b = render_kernel(default_config(ProblemKey{}), KernelSpecialization{Op::T, Op::T, 1, 1, 1});
   EXPECT_EQ(a.template_hash.size(), 32u);
   EXPECT_EQ(a.template_hash, b.template_hash);
   EXPECT_NE(a.source, b.source);
-  EXPECT_EQ(a.template_hash, hash_hex(TemplateStore::active().expand_includes(template_path(KernelFamily::Simt))));
+  EXPECT_EQ(a.template_hash, family_template_hash(TemplateStore::active(), KernelFamily::Simt));
+  const std::string simt = TemplateStore::active().expand_includes(template_path(KernelFamily::Simt));
+  EXPECT_NE(a.template_hash, hash_hex(simt));
+  // Each support template of each family moves its hash.
+  for (KernelFamily family : kKernelFamilies) {
+    const std::string base = family_template_hash(TemplateStore::active(), family);
+    for (std::string_view support : family_rules(family).support_template_paths()) {
+      const TemplateStore edited =
+          testing::templates_with_edit("source_render", support, [](std::string text) { return text + "\n// an edit\n"; });
+      EXPECT_NE(family_template_hash(edited, family), base) << to_string(family) << " " << support;
+      EXPECT_EQ(legacy_template_hash(edited, family), legacy_template_hash(TemplateStore::active(), family));
+    }
+  }
 }
 
 TEST(SourceRender, EveryKernelNameIsUniqueAndAnIdentifier) {

@@ -121,9 +121,12 @@ TEST(TemplateStore, TemplateHashIsWhatRenderKernelRecordsForEveryFamily) {
     }
   ASSERT_EQ(one_of_each.size(), std::size(kKernelFamilies));
   for (const auto& [family, config] : one_of_each) {
-    const std::string hash = store.template_hash(template_path(family));
+    const std::string hash = family_template_hash(store, family);
     EXPECT_EQ(hash.size(), 32u);
     EXPECT_EQ(render_kernel(config, KernelSpecialization{}, store).template_hash, hash) << config.name();
+    // The family's template alone is the hash of records stamped before session 45.
+    EXPECT_EQ(legacy_template_hash(store, family), store.template_hash(template_path(family)));
+    EXPECT_NE(legacy_template_hash(store, family), hash);
   }
   EXPECT_THROW(store.template_hash("no/such.cu"), InvalidArgument);
 }

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -49,6 +50,22 @@ bool gpu_available(std::string* reason) { return ::jitgemm::cuda::gpu_available(
 std::string temp_dir(const std::string& tag) {
   static TempDirs dirs;
   return dirs.make(tag).string();
+}
+
+TemplateStore templates_with_edit(const std::string& tag, std::string_view file,
+                                  const std::function<std::string(std::string)>& edit) {
+  const TemplateStore& embedded = TemplateStore::embedded();
+  const std::filesystem::path root = temp_dir(tag);
+  const std::filesystem::path source = std::filesystem::path(JITGEMM_SOURCE_DIR) / "kernel_templates";
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(source)) {
+    if (!entry.is_regular_file()) continue;
+    const std::string rel = std::filesystem::relative(entry.path(), source).generic_string();
+    if (!embedded.contains(rel)) continue;
+    const std::filesystem::path out = root / rel;
+    std::filesystem::create_directories(out.parent_path());
+    std::ofstream(out) << (rel == file ? edit(embedded.text(rel)) : embedded.text(rel));
+  }
+  return TemplateStore::from_directory(root.string());
 }
 
 }  // namespace jitgemm::testing

@@ -1,7 +1,11 @@
 // Helpers shared by every test binary.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <string_view>
+
+#include "codegen/template_store.hpp"
 
 namespace jitgemm::testing {
 
@@ -18,5 +22,10 @@ bool gpu_available(std::string* reason);
 
 // A fresh empty directory under the build tree, removed at exit.
 std::string temp_dir(const std::string& tag);
+
+// The embedded templates written under a fresh directory (temp_dir(tag)), `edit` applied to the
+// text of `file` (e.g. "tf32/wgmma_gemm.cu"), and read back as a store.
+TemplateStore templates_with_edit(const std::string& tag, std::string_view file,
+                                  const std::function<std::string(std::string)>& edit);
 
 }  // namespace jitgemm::testing
