@@ -89,8 +89,8 @@ if only stale; then
     | grep -vE "^(skipping|time:)" || status=1
 fi
 if only retune; then
-  # A problem's record re-tuned although its environment is current (e.g. after a support kernel
-  # it launches changed: the template hash covers the family's template only).
+  # A problem's record re-tuned although its environment is current (e.g. after a host-side change
+  # to how its kernels are launched, which no template hash sees).
   echo "== re-tune the problems of ${RETUNE_PROBLEMS:?retune needs RETUNE_PROBLEMS, a problems file} (${RETUNE_MODE:-fp32})"
   build/jitgemm-tune --problems "$RETUNE_PROBLEMS" --precision ${RETUNE_MODE:-fp32} --jobs 16 --budget ${STALE_BUDGET:-12} \
     2>>"$out/tune-progress.log" | tee -a "$out/tune.log" | grep -vE "^(skipping|time:)" || status=1
