@@ -110,10 +110,8 @@ struct LocalBench::State {
   // part its own pre-passes did not write in this call would otherwise find what an earlier one
   // left there (a dense copy, planes), and could pass verification on it.
   void poison_workspace() {
-    if (ws.workspace.size() >= 4)
-      JITGEMM_CU(cuda::driver().cuMemsetD32Async(ws.workspace.get(), 0x7fc00000u, ws.workspace.size() / 4,
-                                                 stream.get()),
-                 "NaN into the {}-byte tuning workspace", ws.workspace.size());
+    const int64_t floats = static_cast<int64_t>(ws.workspace.size() / sizeof(float));
+    if (floats > 0) support.fill_value(ws.workspace.get(), floats, NAN, stream.get());
   }
   // C against the float64 reference C64.
   ErrorStats check_c() {
