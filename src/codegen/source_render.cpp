@@ -3,8 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 #include "codegen/kernel_family.hpp"
-#include "common/hash.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -22,14 +23,9 @@ std::string_view template_path(KernelFamily family) noexcept { return family_rul
 
 std::string family_template_hash(const TemplateStore& templates, KernelFamily family) {
   const KernelFamilyRules& rules = family_rules(family);
-  std::string text = templates.expand_includes(rules.template_path());
-  for (std::string_view path : rules.support_template_paths()) {
-    text += "\n// ---- ";
-    text += path;
-    text += "\n";
-    text += templates.expand_includes(path);
-  }
-  return hash_hex(text);
+  std::vector<std::string_view> paths{rules.template_path()};
+  paths.insert(paths.end(), rules.support_template_paths().begin(), rules.support_template_paths().end());
+  return templates.joined_hash(paths);
 }
 
 std::string legacy_template_hash(const TemplateStore& templates, KernelFamily family) {

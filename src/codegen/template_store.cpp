@@ -110,6 +110,23 @@ std::string TemplateStore::expand_includes(std::string_view path) const {
 
 std::string TemplateStore::template_hash(std::string_view path) const { return hash_hex(expand_includes(path)); }
 
+std::string TemplateStore::joined_hash(std::span<const std::string_view> paths) const {
+  std::string key;
+  for (std::string_view path : paths) (key += path) += '\n';
+  {
+    std::lock_guard lock(memo_->mutex);
+    if (const auto it = memo_->hashes.find(key); it != memo_->hashes.end()) return it->second;
+  }
+  std::string text;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (i > 0) ((text += "\n// ---- ") += paths[i]) += '\n';
+    text += expand_includes(paths[i]);
+  }
+  std::string hash = hash_hex(text);
+  std::lock_guard lock(memo_->mutex);
+  return memo_->hashes.try_emplace(std::move(key), std::move(hash)).first->second;
+}
+
 void TemplateStore::expand_into(std::string_view path, std::string& out,
                                 std::set<std::string, std::less<>>& seen) const {
   seen.emplace(path);

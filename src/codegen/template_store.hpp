@@ -3,12 +3,16 @@
 //
 //   const TemplateStore& store = TemplateStore::active();
 //   std::string unit = store.expand_includes("fp32/simt_gemm.cu");  // one self-contained unit
-//   std::string hash = store.template_hash("fp32/simt_gemm.cu");    // what records remember
+//   std::string hash = store.template_hash("fp32/simt_gemm.cu");    // that template alone
+//   (records remember their family's joined_hash: codegen/source_render.hpp, family_template_hash)
 #pragma once
 
 #include <filesystem>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -40,6 +44,11 @@ class TemplateStore {
   // RenderedKernel::template_hash for a kernel of this template, and so the template part of
   // a tuning record's environment. Throws as expand_includes does.
   std::string template_hash(std::string_view path) const;
+  // hash_hex of the expanded templates `paths` in order, each after the first behind a line
+  // "// ---- <path>": a family's template with its support kernels' (family_template_hash, asked
+  // on every render). Memoized per list, thread-safe: the files never change. Throws as
+  // expand_includes does.
+  std::string joined_hash(std::span<const std::string_view> paths) const;
 
  private:
   TemplateStore(std::map<std::string, std::string, std::less<>> files, std::string origin)
@@ -48,6 +57,11 @@ class TemplateStore {
 
   std::map<std::string, std::string, std::less<>> files_;
   std::string origin_;
+  struct HashMemo {
+    std::mutex mutex;
+    std::map<std::string, std::string, std::less<>> hashes;  // by the paths joined with '\n'
+  };
+  std::shared_ptr<HashMemo> memo_ = std::make_shared<HashMemo>();  // shared by copies: same files
 };
 
 }  // namespace jitgemm

@@ -9,6 +9,7 @@
 
 #include "codegen/candidate_space.hpp"
 #include "codegen/source_render.hpp"
+#include "common/hash.hpp"
 #include "jitgemm/error.hpp"
 #include "support/test_support.hpp"
 
@@ -129,6 +130,25 @@ TEST(TemplateStore, TemplateHashIsWhatRenderKernelRecordsForEveryFamily) {
     EXPECT_NE(legacy_template_hash(store, family), hash);
   }
   EXPECT_THROW(store.template_hash("no/such.cu"), InvalidArgument);
+}
+
+// joined_hash: the first template as template_hash has it, each further one behind a "// ----"
+// line naming it (the records' hashes depend on this form); the same value when asked again
+// (memoized), and a missing template throws every time.
+TEST(TemplateStore, JoinedHashIsTheTemplatesInOrderEachNamed) {
+  const TemplateStore& store = TemplateStore::embedded();
+  const std::string_view one[] = {"fp32/simt_gemm.cu"};
+  EXPECT_EQ(store.joined_hash(one), store.template_hash("fp32/simt_gemm.cu"));
+  const std::string_view two[] = {"fp32/simt_gemm.cu", "fp32/split_k_reduce.cu"};
+  const std::string expected = hash_hex(store.expand_includes("fp32/simt_gemm.cu") + "\n// ---- fp32/split_k_reduce.cu\n" +
+                                        store.expand_includes("fp32/split_k_reduce.cu"));
+  EXPECT_EQ(store.joined_hash(two), expected);
+  EXPECT_EQ(store.joined_hash(two), expected);
+  const std::string_view swapped[] = {"fp32/split_k_reduce.cu", "fp32/simt_gemm.cu"};
+  EXPECT_NE(store.joined_hash(swapped), expected);
+  const std::string_view missing[] = {"fp32/simt_gemm.cu", "no/such.cu"};
+  EXPECT_THROW(store.joined_hash(missing), InvalidArgument);
+  EXPECT_THROW(store.joined_hash(missing), InvalidArgument);
 }
 
 }  // namespace
