@@ -90,9 +90,11 @@ PlanKernels GemmLauncher::kernels(const LaunchPlan& plan, const cuda::Function& 
   PlanKernels k;
   k.main = &main;
   const ProblemKey& key = plan.key;
-  // A dense copy is written row by row in the stored layout, or transposed (no rounding).
-  if (plan.a.copied) k.copy_a = &split_operand({0, plan.a.transposed_copy, key.structure_a}, key.vec_a);
-  if (plan.b.copied) k.copy_b = &split_operand({0, plan.b.transposed_copy, key.structure_b}, key.vec_b);
+  const PlanSplitPasses passes = split_passes(plan);
+  if (passes.copy_a) k.copy_a = &split_operand(*passes.copy_a);
+  if (passes.copy_b) k.copy_b = &split_operand(*passes.copy_b);
+  if (passes.split_a) k.split_a = &split_operand(*passes.split_a);
+  if (passes.split_b) k.split_b = &split_operand(*passes.split_b);
   if (plan.strips.any(key.m, key.n))
     k.strips = &edge_strips_
                     .get(0,
@@ -101,24 +103,6 @@ PlanKernels GemmLauncher::kernels(const LaunchPlan& plan, const cuda::Function& 
                                                  "edge_strips", {}, "fp32/edge_strips.cu");
                          })
                     .function;
-  if (plan.config.family() != KernelFamily::Wgmma) return k;
-  // The pre-passes read the kernel's operands: the caller's matrices (swapped: A' is B), or
-  // their dense copies, which are 16-byte aligned with rows of a multiple of 32 floats.
-  const bool swap = plan.config.wgmma().swap_ab;
-  auto source_vec = [&](bool caller_a) {
-    const PlannedOperand& op = caller_a ? plan.a : plan.b;
-    return op.copied ? 4 : caller_a ? key.vec_a : key.vec_b;
-  };
-  auto written = [](bool big_in_place) { return big_in_place ? SplitPlanes::SmallOnly : SplitPlanes::All; };
-  if (plan.prepass_a)
-    k.split_a = &split_operand(
-        {plan.planes, plan.kernel_a.rows_contiguous, plan.kernel_a.structure, written(plan.a_big_in_place)},
-        source_vec(!swap));
-  if (plan.prepass_b)
-    k.split_b = &split_operand(
-        {plan.planes, plan.kernel_b.rows_contiguous, plan.kernel_b.structure, written(plan.b_big_in_place),
-         plan.b_planes_permuted},
-        source_vec(swap));
   return k;
 }
 
@@ -287,15 +271,13 @@ void GemmLauncher::run_split_operand(const cuda::Function& fn, Structure structu
   cuda::launch(fn, {g.grid_x, g.grid_y, 1}, {g.block_x, 1, 1}, 0, stream, args);
 }
 
-const cuda::Function& GemmLauncher::split_operand(SplitMode mode, int vec) {
-  const int key = mode.planes | (mode.transposed ? 1 : 0) << 2 | vec << 3 | static_cast<int>(mode.structure) << 6 |
-                  (mode.written == SplitPlanes::SmallOnly ? 1 : 0) << 12 | (mode.permute_k ? 1 : 0) << 13;
+const cuda::Function& GemmLauncher::split_operand(const SplitPass& pass) {
+  const int key = pass.planes | (pass.transposed ? 1 : 0) << 2 | pass.vec << 3 | static_cast<int>(pass.structure) << 6 |
+                  (pass.written == SplitPlanes::SmallOnly ? 1 : 0) << 12 | (pass.permute_k ? 1 : 0) << 13;
   return split_operand_
       .get(key,
            [&] {
-             const RenderedKernel rendered =
-                 render_split_operand(mode.planes, mode.transposed, vec, mode.structure, mode.written, mode.permute_k,
-                                      templates_);
+             const RenderedKernel rendered = pass.render(templates_);
              return compile_module(compiler_, rendered.source, rendered.kernel_name, CompileOptions{});
            })
       .function;

@@ -107,17 +107,9 @@ class GemmLauncher {
   // else its workspace region, uploaded now.
   CUdeviceptr work_list(const LaunchPlan& plan, CUdeviceptr workspace, CUstream stream) const;
   // The pre-pass (tf32/split_operand.cu) writes `rows` rows of `k` values of its source into
-  // planes of ld_dst floats per row: planes 2 (tf32x3), 1 (tf32) or 0 (raw copy), from a
-  // transposed (rows-contiguous) source, read as `structure` says (its stored triangle only).
-  struct SplitMode {
-    int planes;
-    bool transposed;
-    Structure structure;
-    SplitPlanes written = SplitPlanes::All;  // SmallOnly: the plan reads the big plane in place
-    bool permute_k = false;                  // LaunchPlan::b_planes_permuted
-  };
-  // Its kernel for a source of vector width `vec` (compiled on first use, with no lock held).
-  const cuda::Function& split_operand(SplitMode mode, int vec);
+  // planes of ld_dst floats per row, as `pass` says (launch_plan.hpp): its kernel, compiled on
+  // first use, with no lock held.
+  const cuda::Function& split_operand(const SplitPass& pass);
   // skip_band > 0: a triangular source's tiles farther than that from its diagonal, on the
   // zero side, are not written (the main kernel's work list never reads them).
   void run_split_operand(const cuda::Function& fn, Structure structure, CUdeviceptr src, int64_t ld_src, int64_t rows,

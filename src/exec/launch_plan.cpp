@@ -174,6 +174,30 @@ void plan_wgmma(LaunchPlan& plan, const DeviceSlots& device, RegionAllocator& re
 
 }  // namespace
 
+PlanSplitPasses split_passes(const LaunchPlan& plan) {
+  PlanSplitPasses out;
+  const ProblemKey& key = plan.key;
+  // A dense copy is written row by row in the stored layout, or transposed (no rounding).
+  if (plan.a.copied) out.copy_a = SplitPass{0, plan.a.transposed_copy, key.structure_a, key.vec_a};
+  if (plan.b.copied) out.copy_b = SplitPass{0, plan.b.transposed_copy, key.structure_b, key.vec_b};
+  if (plan.config.family() != KernelFamily::Wgmma) return out;
+  // The pre-passes read the kernel's operands: the caller's matrices (swapped: A' is B), or
+  // their dense copies, which are 16-byte aligned with rows of a multiple of 32 floats.
+  const bool swap = plan.config.wgmma().swap_ab;
+  auto source_vec = [&](bool caller_a) {
+    const PlannedOperand& op = caller_a ? plan.a : plan.b;
+    return op.copied ? 4 : caller_a ? key.vec_a : key.vec_b;
+  };
+  auto written = [](bool big_in_place) { return big_in_place ? SplitPlanes::SmallOnly : SplitPlanes::All; };
+  if (plan.prepass_a)
+    out.split_a = SplitPass{plan.planes, plan.kernel_a.rows_contiguous, plan.kernel_a.structure, source_vec(!swap),
+                            written(plan.a_big_in_place)};
+  if (plan.prepass_b)
+    out.split_b = SplitPass{plan.planes, plan.kernel_b.rows_contiguous, plan.kernel_b.structure, source_vec(swap),
+                            written(plan.b_big_in_place), plan.b_planes_permuted};
+  return out;
+}
+
 LaunchPlan make_launch_plan(const KernelConfig& config, const ProblemKey& problem, const DeviceSlots& device) {
   if (device.sm_count < 1)
     throw InvalidArgument(fmt::format("launch plan {}: sm_count={} must be >= 1", config.name(), device.sm_count));

@@ -30,11 +30,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "codegen/kernel_family.hpp"
 #include "codegen/simt_family.hpp"
+#include "codegen/split_operand_render.hpp"
 #include "exec/work_list.hpp"
 #include "problem/stored_shape.hpp"
 #include "problem/problem_key.hpp"
@@ -155,5 +157,27 @@ struct LaunchPlan {
 // operand layout the config does not read, an operand it reads in place whose vector width
 // is not 4) naming why, NotSupported for more stream-K CTAs than the flags hold.
 LaunchPlan make_launch_plan(const KernelConfig& config, const ProblemKey& key, const DeviceSlots& device);
+
+// A run of the pre-pass template (tf32/split_operand.cu) that a plan launches: `planes` 2
+// (tf32x3), 1 (tf32) or 0 (a raw dense copy), from a rows-contiguous (transposed) source or not,
+// read as `structure` says, with 16-byte loads (vec 4) or not.
+struct SplitPass {
+  int planes = 0;
+  bool transposed = false;
+  Structure structure = Structure::General;
+  int vec = 4;
+  SplitPlanes written = SplitPlanes::All;  // SmallOnly: the plan reads the big plane in place
+  bool permute_k = false;                  // LaunchPlan::b_planes_permuted
+  RenderedKernel render(const TemplateStore& templates) const {
+    return render_split_operand(planes, transposed, vec, structure, written, permute_k, templates);
+  }
+  friend bool operator==(const SplitPass&, const SplitPass&) = default;
+};
+// The plan's pre-passes: dense copies of the caller's A and B, then (wgmma) A' and B' planes from
+// the kernel's operands (the caller's matrices, swapped when the config swaps them, or their copies).
+struct PlanSplitPasses {
+  std::optional<SplitPass> copy_a, copy_b, split_a, split_b;
+};
+PlanSplitPasses split_passes(const LaunchPlan& plan);
 
 }  // namespace jitgemm

@@ -8,6 +8,7 @@
 #include "codegen/kernel_family.hpp"
 #include "codegen/source_render.hpp"
 #include "database/environments.hpp"
+#include "exec/launch_plan.hpp"
 #include "jitgemm/runtime.hpp"
 
 namespace jitgemm {
@@ -29,6 +30,68 @@ Built build(const TuningRecord& record, const TemplateStore& templates, const Co
     return {{}, e.what()};
   }
 }
+
+// A support kernel a record's launches run: its name and source.
+struct SupportKernel {
+  std::string name, source;
+};
+
+// The support kernels of a record's plan under `templates`: its pre-passes (dense copies, planes),
+// the split-K reduction where it cuts K, the edge strips where its tiles leave some. Plans do not
+// depend on the SM count in which kernels they launch.
+std::vector<SupportKernel> support_kernels(const TuningRecord& record, const TemplateStore& templates) {
+  const LaunchPlan plan = make_launch_plan(record.config, record.problem, DeviceSlots{132, 0});
+  std::vector<SupportKernel> out;
+  const PlanSplitPasses passes = split_passes(plan);
+  for (const std::optional<SplitPass>& pass : {passes.copy_a, passes.copy_b, passes.split_a, passes.split_b}) {
+    if (!pass) continue;
+    RenderedKernel k = pass->render(templates);
+    out.push_back({std::move(k.kernel_name), std::move(k.source)});
+  }
+  if (record.config.split_k > 1) out.push_back({"split_k_reduce", templates.expand_includes("fp32/split_k_reduce.cu")});
+  if (plan.strips.any(record.problem.m, record.problem.n))
+    out.push_back({"edge_strips", templates.expand_includes("fp32/edge_strips.cu")});
+  return out;
+}
+
+// Cubins of support kernels by source, shared by the records that launch the same ones.
+class SupportCubins {
+ public:
+  explicit SupportCubins(const Compiler& compiler) : compiler_(compiler) {}
+  // The first of the record's support kernels whose cubin differs between the two stores, or
+  // why one did not build; empty when they are all the same.
+  std::string first_difference(const TuningRecord& record, const TemplateStore& before, const TemplateStore& after) {
+    std::vector<SupportKernel> old_kernels, new_kernels;
+    try {
+      old_kernels = support_kernels(record, before), new_kernels = support_kernels(record, after);
+    } catch (const Error& e) {
+      return fmt::format("its support kernels do not render: {}", e.what());
+    }
+    if (old_kernels.size() != new_kernels.size()) return "its launches run other support kernels";
+    for (size_t i = 0; i < old_kernels.size(); ++i) {
+      if (old_kernels[i].source == new_kernels[i].source) continue;
+      const Built& was = cubin(old_kernels[i]);
+      const Built& is = cubin(new_kernels[i]);
+      if (!was.error.empty() || !is.error.empty() || was.cubin != is.cubin)
+        return fmt::format("support kernel {} -> {} {}", old_kernels[i].name, new_kernels[i].name,
+                           !was.error.empty() ? "did not compile before" : !is.error.empty() ? "does not compile now"
+                                                                                             : "compiles differently");
+    }
+    return {};
+  }
+
+ private:
+  const Built& cubin(const SupportKernel& k) {
+    auto [at, added] = built_.try_emplace(k.source);
+    if (added) {
+      const CompileOutcome out = compiler_.compile(k.source, k.name, CompileOptions{});
+      at->second = out.ok ? Built{out.kernel.cubin, {}} : Built{{}, out.log.empty() ? "failed" : out.log};
+    }
+    return at->second;
+  }
+  const Compiler& compiler_;
+  std::map<std::string, Built> built_;
+};
 
 }  // namespace
 
@@ -55,6 +118,7 @@ std::vector<RecordRefresh> refresh_unchanged(TuningDatabase& db, const TemplateS
   std::map<KernelFamily, Before> tuned_with_hashes;
   std::vector<RecordRefresh> out;
   std::vector<TuningRecord> refreshed;
+  SupportCubins support(compiler);
   for (const TuningRecord& record : db.records()) {
     const std::vector<StaleField> stale = staleness(record, now);
     bool template_hash = false, other = false;
@@ -80,11 +144,13 @@ std::vector<RecordRefresh> refresh_unchanged(TuningDatabase& db, const TemplateS
     } else if (tuned != before && tuned != at->second.legacy_hash) {
       r.outcome = RefreshOutcome::OtherTemplates;
       r.detail = fmt::format("tuned with {} templates {}, not {} ({})", path, tuned, before, tuned_with.origin());
-    } else if (!at->second.support_changed.empty()) {
-      // Only the main kernel's cubin is compared: a changed support kernel needs a re-tune.
+    } else if (const std::string support_change = at->second.support_changed.empty()
+                                                        ? std::string()
+                                                        : support.first_difference(record, tuned_with, current);
+               !support_change.empty()) {
+      // A support template changed, and with it a kernel this record's launches run.
       r.outcome = RefreshOutcome::KernelChanged;
-      r.detail = fmt::format("{} templates {} -> {}: support kernel {} changed", path, tuned, after,
-                             at->second.support_changed);
+      r.detail = fmt::format("{} templates {} -> {}: {}", path, tuned, after, support_change);
     } else {
       const Built old_kernel = build(record, tuned_with, compiler), new_kernel = build(record, current, compiler);
       if (!old_kernel.error.empty() || !new_kernel.error.empty()) {

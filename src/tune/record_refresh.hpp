@@ -8,9 +8,10 @@
 // its own problem, compiles to the same cubin under the templates it was tuned with and under
 // this build's measures what it measured. refresh_unchanged() finds those and writes this
 // build's template hash into their environment (nothing else of the record changes); the others
-// stay stale for `jitgemm-tune --stale` on their GPU. A change to a support kernel's template
-// (pre-pass, split-K reduction, edge strips) between the two leaves every record of the family
-// stale: only the main kernel's cubin is compared. A record stamped with the family template's
+// stay stale for `jitgemm-tune --stale` on their GPU. Where a support kernel's template (pre-pass,
+// split-K reduction, edge strips) changed between the two, the support kernels the record's
+// launches run (its launch plan's) are compared the same way, each cubin against its twin. A
+// record stamped with the family template's
 // hash alone (legacy_template_hash, before session 45) is taken as tuned with `tuned_with` when
 // that hash matches, and re-stamped: `--refresh-unchanged` with this build's own templates
 // migrates a database. It needs NVRTC, no GPU.

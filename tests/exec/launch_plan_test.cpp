@@ -71,6 +71,16 @@ TEST(LaunchPlan, EverySampleConfigHasASoundLayoutOnEveryLayoutAndStructure) {
             const LaunchPlan plan = make_launch_plan(c, key, {132, 0});
             expect_sound(plan);
             ++plans;
+            // The pre-passes the launcher runs (and a record refresh compares): one per copied
+            // operand and per plane-fed one, each a variant the template renders.
+            const PlanSplitPasses passes = split_passes(plan);
+            EXPECT_EQ(passes.copy_a.has_value(), plan.a.copied) << c.name();
+            EXPECT_EQ(passes.copy_b.has_value(), plan.b.copied) << c.name();
+            EXPECT_EQ(passes.split_a.has_value(), plan.prepass_a) << c.name();
+            EXPECT_EQ(passes.split_b.has_value(), plan.prepass_b) << c.name();
+            if (passes.split_b) EXPECT_EQ(passes.split_b->permute_k, plan.b_planes_permuted) << c.name();
+            for (const std::optional<SplitPass>& pass : {passes.copy_a, passes.copy_b, passes.split_a, passes.split_b})
+              if (pass) EXPECT_NO_THROW(pass->render(TemplateStore::active())) << c.name();
             // Permuted B' planes only from a transposing pre-pass of all planes of a
             // non-symmetric source (the only one that writes them so).
             if (plan.b_planes_permuted) {

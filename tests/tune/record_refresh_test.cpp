@@ -1,5 +1,5 @@
 // refresh_unchanged(): a template edit that leaves a record's kernel as it was refreshes the
-// record's template hash; one that changes the kernel or a support kernel's template, a record
+// record's template hash; one that changes the kernel or a support kernel it runs, a record
 // tuned with other templates or stale in another field, and the records of an unchanged family
 // are left as they were; a record stamped with the family template's hash alone (before
 // session 45) is re-stamped.
@@ -16,6 +16,7 @@
 #include "database/record_samples.hpp"
 #include "jitgemm/runtime.hpp"
 #include "codegen/source_render.hpp"
+#include "exec/launch_plan.hpp"
 #include "support/test_support.hpp"
 
 namespace jitgemm {
@@ -89,26 +90,65 @@ TEST(RecordRefresh, SameCubinRefreshesAndAChangedKernelStaysStale) {
   }
 }
 
-// A support kernel's template (here the edge strips', by a comment) is part of the hash, and only
-// the main kernel's cubin is compared: every record of the family tuned with the other one stays
-// stale, while a family that does not run that kernel is untouched.
-TEST(RecordRefresh, AChangedSupportKernelLeavesItsFamiliesRecordsStale) {
+// A support kernel's template is part of the hash; where it changed, the support kernels a
+// record's launches run are compared cubin by cubin: a comment in the edge strips' template
+// leaves the SIMT records current (one whose launches run the strips, one whose do not), while
+// a change to the transposing pre-pass leaves stale only the records whose plans run it.
+TEST(RecordRefresh, AChangedSupportKernelLeavesStaleTheRecordsThatRunIt) {
+  const TemplateStore& now = TemplateStore::embedded();
   const TemplateStore strips_edited = testing::templates_with_edit(
       "record_refresh", "fp32/edge_strips.cu", [](std::string text) { return "// an edit of a comment\n" + text; });
-  const TemplateStore& now = TemplateStore::embedded();
   ASSERT_NE(family_template_hash(strips_edited, KernelFamily::Simt), family_template_hash(now, KernelFamily::Simt));
   ASSERT_EQ(family_template_hash(strips_edited, KernelFamily::Wgmma), family_template_hash(now, KernelFamily::Wgmma));
+  {
+    TuningDatabase db;
+    for (int64_t n : {512, 1537}) {  // 1537: edge strips past the 64-wide tiles
+      TuningRecord simt = testing::sample_record(testing::sample_problem(n, n, n), testing::kH200);
+      simt.config = KernelConfig::parse("simt_fp32_64x128x8_w2x2_t8x8_s4_k1_g8");
+      simt.top.clear();
+      EXPECT_EQ(make_launch_plan(simt.config, simt.problem, {132, 0}).strips.any(n, n), n == 1537);
+      simt.environment = {13000, nvrtc_version(), family_template_hash(strips_edited, KernelFamily::Simt),
+                          std::string(version())};
+      db.upsert(simt);
+    }
+    db.upsert(wgmma_record(family_template_hash(now, KernelFamily::Wgmma), 1024));  // current
+    const std::vector<jitgemm::RecordRefresh> out = refresh_unchanged(db, strips_edited, now, Compiler(std::nullopt));
+    ASSERT_EQ(out.size(), 2u);
+    for (const jitgemm::RecordRefresh& r : out) {
+      EXPECT_EQ(r.outcome, RefreshOutcome::Refreshed) << r.key << ": " << r.detail;
+      EXPECT_EQ(db.find(r.key)->environment.template_hash, family_template_hash(now, KernelFamily::Simt));
+    }
+  }
+  // The transposing pre-pass (split_transposed) with a wider tile row: its cubins change, the
+  // others' (rows copied straight, the small plane alone) do not.
+  const TemplateStore transpose_changed =
+      testing::templates_with_edit("record_refresh", "tf32/split_operand.cu", [](std::string text) {
+        const std::string from = "__shared__ float tile[TILE_K][TILE_STRIDE];  // [k][r]";
+        const size_t at = text.find(from);
+        EXPECT_NE(at, std::string::npos);
+        return text.replace(at, from.size(), "__shared__ float tile[TILE_K][TILE_STRIDE + 2];  // [k][r]");
+      });
+  const std::string before = family_template_hash(transpose_changed, KernelFamily::Wgmma);
+  ASSERT_NE(before, family_template_hash(now, KernelFamily::Wgmma));
   TuningDatabase db;
-  TuningRecord simt = testing::sample_record(testing::sample_problem(512, 512, 512), testing::kH200);
-  simt.environment = {13000, nvrtc_version(), family_template_hash(strips_edited, KernelFamily::Simt),
-                      std::string(version())};
-  db.upsert(simt);
-  db.upsert(wgmma_record(family_template_hash(now, KernelFamily::Wgmma), 1024));  // current
-  const std::vector<jitgemm::RecordRefresh> out = refresh_unchanged(db, strips_edited, now, Compiler(std::nullopt));
-  ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(out[0].outcome, RefreshOutcome::KernelChanged);
-  EXPECT_NE(out[0].detail.find("support kernel fp32/edge_strips.cu changed"), std::string::npos) << out[0].detail;
-  EXPECT_EQ(db.find(out[0].key)->environment.template_hash, family_template_hash(strips_edited, KernelFamily::Simt));
+  db.upsert(wgmma_record(before, 1024));  // NN: B stored K x N, its planes written by split_transposed
+  TuningRecord nt = wgmma_record(before, 2048);
+  nt.problem.trans_b = Op::T;  // NT: both operands K-major, their small planes written by split_rows
+  db.upsert(nt);
+  const std::vector<jitgemm::RecordRefresh> out = refresh_unchanged(db, transpose_changed, now, Compiler(std::nullopt));
+  ASSERT_EQ(out.size(), 2u);
+  for (const jitgemm::RecordRefresh& r : out) {
+    const TuningRecord* record = db.find(r.key);
+    ASSERT_NE(record, nullptr);
+    if (record->problem.trans_b == Op::N) {
+      EXPECT_EQ(r.outcome, RefreshOutcome::KernelChanged) << r.detail;
+      EXPECT_NE(r.detail.find("support kernel jitgemm_split_operand_p2_t1_v4"), std::string::npos) << r.detail;
+      EXPECT_EQ(record->environment.template_hash, before);
+    } else {
+      EXPECT_EQ(r.outcome, RefreshOutcome::Refreshed) << r.detail;
+      EXPECT_EQ(record->environment.template_hash, family_template_hash(now, KernelFamily::Wgmma));
+    }
+  }
 }
 
 }  // namespace
