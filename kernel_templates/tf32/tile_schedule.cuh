@@ -27,18 +27,11 @@
 // Not self-standing: wgmma_gemm.cu includes it after its constants.
 #pragma once
 
-struct TileCoord {
-  int m0, n0;  // first row and column of the C tile
-};
+#include "common/tile_order.cuh"
 
-// Grouped launch order for L2 reuse: RASTER_GROUP tile rows at a time, down the rows of a
-// group before one tile column right, so the CTAs working together share a few panels.
+// Tile t in the grouped launch order, RASTER_GROUP tile rows at a time (common/tile_order.cuh).
 __device__ __forceinline__ TileCoord tile_coord(int t, int tiles_m, int tiles_n) {
-  const int per_group = RASTER_GROUP * tiles_n;
-  const int first_row = (t / per_group) * RASTER_GROUP;
-  const int rows = min(tiles_m - first_row, RASTER_GROUP);  // the last group may be shorter
-  const int in_group = t % per_group;
-  return {(first_row + in_group % rows) * BLOCK_M, (in_group / rows) * BLOCK_N};
+  return grouped_tile(t, tiles_m, tiles_n, RASTER_GROUP, BLOCK_M, BLOCK_N);
 }
 
 // K stages per tile: TMA zero-fills past K, so the count may round up to whole blocks.
