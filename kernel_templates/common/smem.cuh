@@ -14,6 +14,13 @@ __device__ __forceinline__ float lds_f32(unsigned addr) {
   return v;
 }
 
+// ld.shared.v2.f32 of two floats at an 8-byte aligned shared address.
+__device__ __forceinline__ float2 lds_v2(unsigned addr) {
+  float2 v;
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(addr));
+  return v;
+}
+
 // ld.shared.v4.f32 / st.shared.v4.f32 of four floats at a 16-byte aligned shared address.
 __device__ __forceinline__ float4 lds_v4(unsigned addr) {
   float4 v;

@@ -119,6 +119,18 @@ __device__ __forceinline__ void split_fragments(AFragments& f) {
   }
 }
 
+// tf32x3, an unmasked A read MN-major pairs its rows: a thread's fragment rows g and g + 8 of
+// its warp's 16 (g = lane / 4) are A's rows 2g and 2g + 1 there, adjacent floats of a k row, so
+// each k of a step is one 8-byte load instead of two 4-byte ones; the accumulator rows follow
+// (wgmma_gemm.cu's store_tile). H200, the same records, two rounds: transA tf32x3 1.043 ->
+// 0.998 ms, largeK's dB (TN 524288 x 256 x 256) 1.306 -> 1.278; in tf32 mode, where nothing is
+// split, it lost (transA tf32 0.357 -> 0.366, NN 4096^3 `_rs_swap_rb` 0.335 -> 0.352), so
+// tf32 keeps its rows. A constexpr function, not a namespace-scope constant, so that no other
+// kernel's module changes.
+__device__ __forceinline__ constexpr bool a_rows_paired() {
+  return TF32X3 && A_IN_REGISTERS && A_MN_MAJOR && A_KEEP == 0;
+}
+
 // Reads k8 steps first + I0 .. first + I1 - 1 of `group` (step g in stage g / K_STEPS) for the
 // thread's rows m and m + 8 into f[I0 .. I1 - 1]. MASKED: a triangular A' (A_KEEP) is masked as
 // it is read (tf32/operand_triangle.cuh); d0 is k - row of the thread's first value (row m, K
@@ -144,6 +156,20 @@ __device__ __forceinline__ void read_a_fragments(AFragments& f, const StageGroup
 #pragma unroll
         for (int r = 0; r < 4; ++r) put_fragment(f, i + h, r, x[h][r]);
       }
+    }
+    return;
+  }
+  if constexpr (a_rows_paired() && !MASKED && SIDE == kSymStored) {
+    // Rows m and m + 1 (fragments 0, 1 at column k; 2, 3 at k + 4): one 8-byte load each
+    // (m even: both floats in one 16-byte chunk of the swizzled row k).
+#pragma unroll
+    for (int i = I0; i < I1; ++i) {
+      const int g = first + i;
+      const unsigned tile = group.addr[g / K_STEPS];
+      const int k = (g % K_STEPS) * 8 + lane % 4;
+      const float2 lo = lds_v2(raw_a_addr(tile, m, k)), hi = lds_v2(raw_a_addr(tile, m, k + 4));
+      put_fragment(f, i, 0, lo.x), put_fragment(f, i, 1, lo.y);
+      put_fragment(f, i, 2, hi.x), put_fragment(f, i, 3, hi.y);
     }
     return;
   }
@@ -186,7 +212,8 @@ __device__ __forceinline__ void read_symmetric_a_fragments(AFragments& f, const 
 // leaves few of them), the others the plain one.
 __device__ __forceinline__ void load_a_fragments(AFragments& f, const StageGroup& group, int first, int wg_row0) {
   const int lane = threadIdx.x % 32;
-  const int m = wg_row0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;  // rows m and m + 8
+  // Rows m and m + 8, or paired, m = 2g and m + 1.
+  const int m = wg_row0 + ((threadIdx.x / 32) % 4) * 16 + (a_rows_paired() ? 2 : 1) * (lane / 4);
   if constexpr (A_SYM != 0)
     read_symmetric_a_fragments<0>(f, group, first, m);
   else if (A_KEEP != 0 && !triangle_inside<A_KEEP, 64, FRAG_STEPS * 8>(group.m0 + wg_row0, group.k0 + first * 8))

@@ -372,14 +372,16 @@ __device__ __forceinline__ bool fill_keeps(int row, int col) {
 __device__ __forceinline__ void store_tile(const float (&acc)[ACC_REGS], float* C, long long ldc,
                                            int M, int N, int row0, int n0, float alpha, float beta) {
   const int lane = threadIdx.x % 32;
-  const int row_first = row0 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;
+  // Fragment rows g and g + 8 of the warp's 16 (g = lane / 4); with A's rows paired
+  // (tf32/a_fragments.cuh), rows 2g and 2g + 1.
+  const int row_first = row0 + ((threadIdx.x / 32) % 4) * 16 + (a_rows_paired() ? 2 : 1) * (lane / 4);
   const bool pairs = (ldc % 2 == 0) && (reinterpret_cast<unsigned long long>(C) % 8 == 0);
 #pragma unroll
   for (int j = 0; j < BLOCK_N / 8; ++j) {
     const int col = n0 + 8 * j + 2 * (lane % 4);
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      const int row = row_first + 8 * h;
+      const int row = row_first + (a_rows_paired() ? 1 : 8) * h;
       if (row >= M || col >= N) continue;
       if constexpr (TRANSPOSE_C) {
         float* c = C + (long long)col * ldc + row;
