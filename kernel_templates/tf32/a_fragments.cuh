@@ -125,10 +125,11 @@ __device__ __forceinline__ void split_fragments(AFragments& f) {
 // (wgmma_gemm.cu's store_tile). H200, the same records, two rounds: transA tf32x3 1.043 ->
 // 0.998 ms, largeK's dB (TN 524288 x 256 x 256) 1.306 -> 1.278; in tf32 mode, where nothing is
 // split, it lost (transA tf32 0.357 -> 0.366, NN 4096^3 `_rs_swap_rb` 0.335 -> 0.352), so
-// tf32 keeps its rows. A constexpr function, not a namespace-scope constant, so that no other
+// tf32 keeps its rows; so does stream-K, whose 128 x 192 kernels with blocks of 16 spilled with
+// them (48 bytes). A constexpr function, not a namespace-scope constant, so that no other
 // kernel's module changes.
 __device__ __forceinline__ constexpr bool a_rows_paired() {
-  return TF32X3 && A_IN_REGISTERS && A_MN_MAJOR && A_KEEP == 0;
+  return TF32X3 && A_IN_REGISTERS && A_MN_MAJOR && A_KEEP == 0 && !STREAM_K;
 }
 
 // Reads k8 steps first + I0 .. first + I1 - 1 of `group` (step g in stage g / K_STEPS) for the
