@@ -127,6 +127,29 @@ int count_instructions(const std::string& ptx, const std::string& opcode) {
   return n;
 }
 
+// The PTX of `config` rendered for `spec`: how many `opcode` instructions it holds.
+int instructions_in(const char* config, const KernelSpecialization& spec, const std::string& opcode) {
+  const RenderedKernel k = render_kernel(KernelConfig::parse(config), spec);
+  NvrtcProgram program(k.source, k.kernel_name + ".cu");
+  program.add_name_expression(k.kernel_name);
+  EXPECT_TRUE(program.compile(CompileOptions{}.to_strings())) << program.log();
+  return count_instructions(program.ptx(), opcode);
+}
+
+// tf32x3 pairs the rows of an unmasked MN-major A in registers (a_rows_paired of
+// tf32/a_fragments.cuh): each k of a fragment step is one 8-byte shared load of two adjacent
+// rows. A K-major A, tf32 mode and the stream-K tail keep the 4-byte loads of rows 8 apart.
+TEST(WgmmaRegisterA, MnMajorRowsArePairedInTf32x3WithoutStreamK) {
+  const KernelSpecialization tn{Op::T, Op::N, 4, 4, 4}, nn{Op::N, Op::N, 4, 4, 4};
+  const std::string v2 = "ld.shared.v2.f32";
+  // transA's record, swapped: its A' = B^T, B stored K x N (MN-major).
+  EXPECT_GT(instructions_in("wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rs_swap", nn, v2), 0);
+  EXPECT_GT(instructions_in("wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rs", tn, v2), 0);
+  EXPECT_EQ(instructions_in("wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rs", nn, v2), 0);  // K-major
+  EXPECT_EQ(instructions_in("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g4_rs_swap", nn, v2), 0);
+  EXPECT_EQ(instructions_in("wgmma_tf32x3_128x192x32_c2_s3_a16_b1_m0_g8_rs_sk", tn, v2), 0);
+}
+
 // The aligned pre-pass writes its planes in 16-byte stores only. The compiler once split half
 // of the transposing pass's float4 stores into four 4-byte ones (the pass then ran L2-bound at
 // 2.4 TB/s on the H200, against 3.5 for the row pass): no 4-byte global store may come back.
