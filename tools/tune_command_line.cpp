@@ -86,8 +86,8 @@ void add_run_options(CLI::App& app, TuneCommandLine& o) {
   app.add_option("--refresh-unchanged", o.refresh_unchanged,
                  "tune nothing, no GPU needed: the records whose template hash is that of the kernel templates "
                  "under DIR (e.g. `git archive <rev> kernel_templates`, the commit before a template change) "
-                 "and whose kernels compile to the same cubin under those and this build's (their support "
-                 "kernels' templates unchanged) take this build's template hash; the others stay stale for "
+                 "and whose kernels compile to the same cubin under those and this build's (and so do the "
+                 "support kernels their launches run) take this build's template hash; the others stay stale for "
                  "--stale (with --no-write: only list them). DIR = this build's templates re-stamps records "
                  "hashed before session 45")
       ->type_name("DIR")

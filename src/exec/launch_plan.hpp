@@ -171,7 +171,6 @@ struct SplitPass {
   RenderedKernel render(const TemplateStore& templates) const {
     return render_split_operand(planes, transposed, vec, structure, written, permute_k, templates);
   }
-  friend bool operator==(const SplitPass&, const SplitPass&) = default;
 };
 // The plan's pre-passes: dense copies of the caller's A and B, then (wgmma) A' and B' planes from
 // the kernel's operands (the caller's matrices, swapped when the config swaps them, or their copies).

@@ -110,10 +110,11 @@ std::vector<RecordRefresh> refresh_unchanged(TuningDatabase& db, const TemplateS
                                              const TemplateStore& current, const Compiler& compiler) {
   const Environments now = machine_environments(current, std::nullopt, nvrtc_version(), std::string(version()));
   // Of `tuned_with`, per family as records ask: its hash, the family-template-only hash records
-  // stamped before session 45 carry, and whether its support kernels' templates are this build's.
+  // stamped before session 45 carry, and whether a support kernel's template differs from this
+  // build's (then the records' own support kernels are compared, SupportCubins).
   struct Before {
     std::string hash, legacy_hash;
-    std::string support_changed;  // the first support template that differs, or empty
+    bool support_changed = false;
   };
   std::map<KernelFamily, Before> tuned_with_hashes;
   std::vector<RecordRefresh> out;
@@ -129,12 +130,9 @@ std::vector<RecordRefresh> refresh_unchanged(TuningDatabase& db, const TemplateS
     const std::string_view path = template_path(family);
     auto [at, added] = tuned_with_hashes.try_emplace(family);
     if (added) {
-      at->second = {family_template_hash(tuned_with, family), legacy_template_hash(tuned_with, family), {}};
+      at->second = {family_template_hash(tuned_with, family), legacy_template_hash(tuned_with, family), false};
       for (std::string_view support : family_rules(family).support_template_paths())
-        if (tuned_with.expand_includes(support) != current.expand_includes(support)) {
-          at->second.support_changed = std::string(support);
-          break;
-        }
+        at->second.support_changed |= tuned_with.expand_includes(support) != current.expand_includes(support);
     }
     const std::string& before = at->second.hash;
     const std::string& after = now.template_hashes.at(family);
@@ -144,9 +142,8 @@ std::vector<RecordRefresh> refresh_unchanged(TuningDatabase& db, const TemplateS
     } else if (tuned != before && tuned != at->second.legacy_hash) {
       r.outcome = RefreshOutcome::OtherTemplates;
       r.detail = fmt::format("tuned with {} templates {}, not {} ({})", path, tuned, before, tuned_with.origin());
-    } else if (const std::string support_change = at->second.support_changed.empty()
-                                                        ? std::string()
-                                                        : support.first_difference(record, tuned_with, current);
+    } else if (const std::string support_change =
+                   at->second.support_changed ? support.first_difference(record, tuned_with, current) : std::string();
                !support_change.empty()) {
       // A support template changed, and with it a kernel this record's launches run.
       r.outcome = RefreshOutcome::KernelChanged;
