@@ -365,7 +365,7 @@ __device__ __forceinline__ float epilogue_value(const float* c, float v, float b
 
 // TRANSPOSE_C: (row, col) of the kernel's result is C[col * ldc + row]; a thread's column
 // pairs are then in two rows of C, stored one by one (lanes with consecutive rows write
-// consecutive floats). FILL: a value outside the kept triangle is a zero (C not read there).
+// consecutive floats), or, with A's rows paired, two floats at a time. FILL: a value outside the kept triangle is a zero (C not read there).
 __device__ __forceinline__ bool fill_keeps(int row, int col) {
   return FILL == 0 || (FILL == 1 ? col <= row : col >= row);
 }
@@ -379,6 +379,28 @@ __device__ __forceinline__ void store_tile(const float (&acc)[ACC_REGS], float* 
 #pragma unroll
   for (int j = 0; j < BLOCK_N / 8; ++j) {
     const int col = n0 + 8 * j + 2 * (lane % 4);
+    if constexpr (TRANSPOSE_C && a_rows_paired()) {
+      // The thread's two rows (row_first even) are adjacent floats of C's row col (and col + 1):
+      // one 8-byte store each, the eight lanes of a column quad along 16 consecutive floats.
+      const int row = row_first;
+      if (row >= M) continue;
+#pragma unroll
+      for (int e = 0; e < 2 && col + e < N; ++e) {
+        float* c = C + (long long)(col + e) * ldc + row;
+        float v0 = alpha * acc[4 * j + e], v1 = alpha * acc[4 * j + 2 + e];
+        if (FILL == 0 && pairs && row + 1 < M) {
+          if (beta != 0.0f) {
+            const float2 old = *reinterpret_cast<const float2*>(c);
+            v0 = fmaf(beta, old.x, v0), v1 = fmaf(beta, old.y, v1);
+          }
+          *reinterpret_cast<float2*>(c) = make_float2(v0, v1);
+        } else {
+          c[0] = fill_keeps(row, col + e) ? epilogue_value(c, v0, beta) : 0.0f;
+          if (row + 1 < M) c[1] = fill_keeps(row + 1, col + e) ? epilogue_value(c + 1, v1, beta) : 0.0f;
+        }
+      }
+      continue;
+    }
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
       const int row = row_first + (a_rows_paired() ? 1 : 8) * h;

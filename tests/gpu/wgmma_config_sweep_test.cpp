@@ -103,6 +103,8 @@ TEST(WgmmaBlocksOf64, MeetTheContractWhereAllowed) {
     int64_t m, n, k;
     Op ta, tb;
     bool symmetric = false;
+    int64_t ld = 0;     // > 0: B's and C's leading dimension (C's rows padded past an odd N)
+    float beta = 0.0f;
   };
   const std::vector<std::string> names = {"wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rst",
                                           "wgmma_tf32x3_128x128x32_c2_s4_a64_b1_m0_g8_rs_swap",
@@ -114,10 +116,15 @@ TEST(WgmmaBlocksOf64, MeetTheContractWhereAllowed) {
   for (const Shape& s : {Shape{2048, 2048, 2048, Op::N, Op::N}, Shape{2048, 2048, 2048, Op::T, Op::N},
                          Shape{2048, 4096, 2048, Op::T, Op::N},
                          Shape{4096, 1024, 2048, Op::N, Op::T}, Shape{2048, 2048, 4096, Op::N, Op::N},
-                         Shape{2048, 2048, 2048, Op::N, Op::N, true}}) {
+                         Shape{2048, 2048, 2048, Op::N, Op::N, true},
+                         // swapped and paired: C's rows in 8-byte stores, the last column alone
+                         // (N odd), beta read
+                         Shape{2048, 2049, 2048, Op::T, Op::N, false, 2052, 0.25f}}) {
     GemmProblem p;
     p.precision = Precision::TF32x3;
     p.m = s.m, p.n = s.n, p.k = s.k, p.trans_a = s.ta, p.trans_b = s.tb;
+    if (s.ld > 0) p.ldb = p.ldc = s.ld;
+    p.beta = s.beta;
     if (s.symmetric) p.structure_a = p.structure_b = Structure::Symmetric;
     const ProblemKey key = make_problem_key(p);
     ASSERT_TRUE(wgmma_blocks_of_64_allowed(key)) << p.to_string();
