@@ -636,9 +636,11 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
     if (out[i].output_tiles(key.m, key.n) % kStreamKWave != 0 && out[i].wgmma().cluster == 1) add(streaming(out[i]));
   }
   // K pieces, where a candidate's tiles need them (huge K, or too few tiles for half a wave):
-  // its default split and twice that, and half of it where a piece then stays within twice
-  // the piece length (half the partial products to write and add; largeK tf32 on 128 x 256
-  // tiles: 66 pieces of 7944, one wave, 0.287 ms against 0.299 with 132 in two). Stream-K
+  // its default split and twice that, and half (a quarter) of it where a piece then stays
+  // within twice (four times) the piece length (fewer partial products to write and add;
+  // largeK tf32 on 128 x 256 tiles: 66 pieces of 7944, one wave, 0.287 ms against 0.299 with
+  // 132 in two; largeK tf32x3 on 128 x 128 tiles: 33 pieces, still one wave, 0.602 against
+  // 0.604 with 66, error 1.08e-7 against 9.8e-8, tolerance 3.6e-7; H200). Stream-K
   // tails and CTA pairs stay only where K fits one piece (they split nothing). Up to
   // 2 x kWgmmaLongK the whole-K candidate stays too: one pass of one-level sums over K = 8192
   // kept the contract on an H200 (transA) and is faster than two pieces; the tuner's
@@ -653,9 +655,10 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
     }
     if (key.k <= 2 * kWgmmaLongK) split.push_back(c);
     if (c.wgmma().schedule == TileSchedule::StreamK || c.wgmma().cluster != 1) continue;
-    const int half = pieces / 2;
+    const int half = pieces / 2, quarter = pieces / 4;
     const bool half_fits = half >= 2 && (key.k + half - 1) / half <= 2 * wgmma_piece_k(c);
-    for (int p : {half_fits ? half : 1, pieces, 2 * pieces}) {
+    const bool quarter_fits = quarter >= 2 && (key.k + quarter - 1) / quarter <= 4 * wgmma_piece_k(c);
+    for (int p : {quarter_fits ? quarter : 1, half_fits ? half : 1, pieces, 2 * pieces}) {
       c.split_k = p;
       if (p >= 2 && p <= kMaxSplitK && split_workspace_fits(key, p) &&
           statically_valid(c, limits, nullptr))

@@ -52,10 +52,14 @@ TEST(WgmmaCandidates, EveryCandidateIsStaticallyValidAndOfTheFamily) {
       if (c.split_k > 1) {
         EXPECT_EQ(c.wgmma().schedule, TileSchedule::DataParallel) << c.name();
         EXPECT_EQ(c.wgmma().cluster, 1) << c.name();
-        // The default, twice it, or half of it where a piece stays within twice the piece length.
+        // The default, twice it, or half (a quarter) of it where a piece stays within twice (four
+        // times) the piece length.
         const int d = wgmma_default_split_k(key, c);
-        const bool short_half = c.split_k == d / 2 && (key.k + c.split_k - 1) / c.split_k <= 2 * wgmma_piece_k(c);
-        EXPECT_TRUE(c.split_k == d || c.split_k == 2 * d || short_half) << c.name() << " default " << d;
+        const long long piece = (key.k + c.split_k - 1) / c.split_k;
+        const bool short_half = c.split_k == d / 2 && piece <= 2 * wgmma_piece_k(c);
+        const bool short_quarter = c.split_k == d / 4 && piece <= 4 * wgmma_piece_k(c);
+        EXPECT_TRUE(c.split_k == d || c.split_k == 2 * d || short_half || short_quarter)
+            << c.name() << " default " << d;
       }
       EXPECT_EQ(c.block_m, 64 * c.wgmma().consumers) << c.name();
       EXPECT_LE(shared_memory_bytes(c), 227u * 1024) << c.name();
@@ -126,19 +130,28 @@ TEST(WgmmaSplitK, PiecesFollowTheContractTheWaveAndTheWorkspace) {
   // Short K, few tiles: no piece under 512.
   EXPECT_EQ(wgmma_default_split_k(key_of(Precision::TF32x3, 128, 128, 1024), one_level), 2);
   EXPECT_EQ(wgmma_default_split_k(key_of(Precision::TF32x3, 128, 128, 256), one_level), 1);
-  // The candidates add half the default where a piece stays within twice the piece length:
-  // largeK tf32 on 128 x 256 tiles, 2 tiles x 66 pieces of 7944 (one wave, half the partial
-  // products), beside the default's 132 (twice it, 264, is over 256); not 33 (15888 > 8192).
+  // The candidates add half the default where a piece stays within twice the piece length, and
+  // a quarter where it stays within four times: largeK tf32 on 128 x 256 tiles, 2 tiles x 66
+  // pieces of 7944 (one wave, half the partial products) and 33 of 15888, beside the default's
+  // 132 (twice it, 264, is over 256); not 16 (an eighth).
   const ProblemKey large_k = key_of(Precision::TF32, 256, 256, 524288);
   KernelConfig rounded = KernelConfig::parse("wgmma_tf32_128x256x32_c2_s4_a0_b1_m0_g8_rs_swap_rb");
   EXPECT_EQ(wgmma_default_split_k(large_k, rounded), 132);
   const auto space = candidate_space(large_k);
-  for (int pieces : {66, 132}) {
+  for (int pieces : {33, 66, 132}) {
     rounded.split_k = pieces;
     EXPECT_EQ(std::count(space.begin(), space.end(), rounded), 1) << rounded.name();
   }
-  rounded.split_k = 33;
-  EXPECT_EQ(std::count(space.begin(), space.end(), rounded), 0);
+  for (int pieces : {16, 264}) {
+    rounded.split_k = pieces;
+    EXPECT_EQ(std::count(space.begin(), space.end(), rounded), 0) << rounded.name();
+  }
+  // largeK tf32x3's record: 4 tiles of 128 x 128 in 33 pieces, one per SM of an H200.
+  const ProblemKey large_k_x3 = key_of(Precision::TF32x3, 256, 256, 524288);
+  const KernelConfig record = KernelConfig::parse("wgmma_tf32x3_128x128x32_c2_s3_a32_b1_m0_g8_rs_tw_k33");
+  EXPECT_EQ(wgmma_default_split_k(large_k_x3, record), 132);
+  const auto space_x3 = candidate_space(large_k_x3);
+  EXPECT_EQ(std::count(space_x3.begin(), space_x3.end(), record), 1) << record.name();
 }
 
 TEST(WgmmaRoundB, NamesValiditySharedMemoryRenderingAndCandidates) {
