@@ -11,6 +11,7 @@
 #include "codegen/family_checks.hpp"
 #include "codegen/name_reader.hpp"
 #include "codegen/split_k_policy.hpp"
+#include "codegen/support_templates.hpp"
 #include "problem/operand_structure.hpp"
 
 namespace jitgemm {
@@ -89,8 +90,7 @@ class SimtRules final : public SplitKFamilyRules {
   KernelFamily family() const noexcept override { return KernelFamily::Simt; }
   std::string_view template_path() const noexcept override { return "fp32/simt_gemm.cu"; }
   std::span<const std::string_view> support_template_paths() const noexcept override {
-    static constexpr std::string_view kPaths[] = {"tf32/split_operand.cu", "fp32/split_k_reduce.cu",
-                                                  "fp32/edge_strips.cu"};
+    static constexpr std::string_view kPaths[] = {kSplitOperandTemplate, kSplitKReduceTemplate, kEdgeStripsTemplate};
     return kPaths;
   }
   bool computes(Precision p) const noexcept override { return p == Precision::FP32; }

@@ -10,11 +10,10 @@
 #include <string_view>
 
 #include "codegen/source_render.hpp"
+#include "codegen/support_templates.hpp"
 #include "codegen/template_store.hpp"
 
 namespace jitgemm {
-
-inline constexpr std::string_view kSplitOperandTemplate = "tf32/split_operand.cu";
 
 // planes: 2 (tf32x3: big and small) or 1 (tf32: one rounded plane). transpose: the source
 // is R-contiguous (A with trans_a = T, B with trans_b = N). vec: 4 when the source allows

@@ -13,6 +13,7 @@
 
 #include "codegen/name_reader.hpp"
 #include "codegen/split_k_policy.hpp"
+#include "codegen/support_templates.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -234,7 +235,7 @@ class WgmmaRules final : public KernelFamilyRules {
   KernelFamily family() const noexcept override { return KernelFamily::Wgmma; }
   std::string_view template_path() const noexcept override { return "tf32/wgmma_gemm.cu"; }
   std::span<const std::string_view> support_template_paths() const noexcept override {
-    static constexpr std::string_view kPaths[] = {"tf32/split_operand.cu", "fp32/split_k_reduce.cu"};
+    static constexpr std::string_view kPaths[] = {kSplitOperandTemplate, kSplitKReduceTemplate};
     return kPaths;
   }
   bool computes(Precision p) const noexcept override { return p == Precision::TF32x3 || p == Precision::TF32; }

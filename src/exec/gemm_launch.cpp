@@ -8,6 +8,7 @@
 
 #include "codegen/kernel_family.hpp"
 #include "codegen/split_operand_render.hpp"
+#include "codegen/support_templates.hpp"
 #include "codegen/template_store.hpp"
 #include "cuda/driver_api.hpp"
 #include "exec/compiled_module.hpp"
@@ -26,8 +27,8 @@ constexpr unsigned kEdgeStripThreads = 256;
 constexpr int64_t kEdgeStripKOutputs = 16, kEdgeStripXOutputs = 32;
 
 CompiledModule compile_reducer(const Compiler& compiler, const TemplateStore& templates) {
-  return compile_module(compiler, templates.expand_includes("fp32/split_k_reduce.cu"), "split_k_reduce", {},
-                        "fp32/split_k_reduce.cu");
+  return compile_module(compiler, templates.expand_includes(kSplitKReduceTemplate), "split_k_reduce", {},
+                        std::string(kSplitKReduceTemplate));
 }
 
 CUdeviceptr at(CUdeviceptr workspace, const WorkspaceRegion& r) { return workspace + r.offset; }
@@ -99,8 +100,8 @@ PlanKernels GemmLauncher::kernels(const LaunchPlan& plan, const cuda::Function& 
     k.strips = &edge_strips_
                     .get(0,
                          [&] {
-                           return compile_module(compiler_, templates_.expand_includes("fp32/edge_strips.cu"),
-                                                 "edge_strips", {}, "fp32/edge_strips.cu");
+                           return compile_module(compiler_, templates_.expand_includes(kEdgeStripsTemplate),
+                                                 "edge_strips", {}, std::string(kEdgeStripsTemplate));
                          })
                     .function;
   return k;
@@ -272,10 +273,8 @@ void GemmLauncher::run_split_operand(const cuda::Function& fn, Structure structu
 }
 
 const cuda::Function& GemmLauncher::split_operand(const SplitPass& pass) {
-  const int key = pass.planes | (pass.transposed ? 1 : 0) << 2 | pass.vec << 3 | static_cast<int>(pass.structure) << 6 |
-                  (pass.written == SplitPlanes::SmallOnly ? 1 : 0) << 12 | (pass.permute_k ? 1 : 0) << 13;
   return split_operand_
-      .get(key,
+      .get(pass,
            [&] {
              const RenderedKernel rendered = pass.render(templates_);
              return compile_module(compiler_, rendered.source, rendered.kernel_name, CompileOptions{});

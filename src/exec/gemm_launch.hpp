@@ -126,9 +126,8 @@ class GemmLauncher {
   bool split_k_finish_;    // JITGEMM_SPLIT_K_FINISH=0: plan.split_k_finish plans reduce in a kernel of their own
   cuda::Module reduce_module_;
   cuda::Function reduce_;
-  // The pre-pass kernels, keyed by planes | transposed << 2 | vec << 3 | structure << 6 |
-  // small only << 12 | permute_k << 13.
-  OnceMap<int, CompiledModule> split_operand_;
+  // The pre-pass kernels, one per distinct pass.
+  OnceMap<SplitPass, CompiledModule, SplitPassHash> split_operand_;
   // fp32/edge_strips.cu, compiled on first use (one kernel: the layout is in its arguments).
   OnceMap<int, CompiledModule> edge_strips_;
   std::mutex mutex_;  // guards cluster_slots_

@@ -171,6 +171,18 @@ struct SplitPass {
   RenderedKernel render(const TemplateStore& templates) const {
     return render_split_operand(planes, transposed, vec, structure, written, permute_k, templates);
   }
+  friend bool operator==(const SplitPass&, const SplitPass&) = default;
+};
+// The passes as keys of a hash map (GemmLauncher's compiled pre-pass kernels): equal passes
+// render the same kernel.
+struct SplitPassHash {
+  size_t operator()(const SplitPass& p) const noexcept {
+    size_t h = 0;
+    for (int v : {p.planes, static_cast<int>(p.transposed), static_cast<int>(p.structure), p.vec,
+                  static_cast<int>(p.written), static_cast<int>(p.permute_k)})
+      h = (h ^ static_cast<size_t>(v)) * 0x100000001b3ull;  // FNV-1a step per field
+    return h;
+  }
 };
 // The plan's pre-passes: dense copies of the caller's A and B, then (wgmma) A' and B' planes from
 // the kernel's operands (the caller's matrices, swapped when the config swaps them, or their copies).

@@ -7,6 +7,7 @@
 
 #include "codegen/kernel_family.hpp"
 #include "codegen/source_render.hpp"
+#include "codegen/support_templates.hpp"
 #include "database/environments.hpp"
 #include "exec/launch_plan.hpp"
 #include "jitgemm/runtime.hpp"
@@ -48,9 +49,9 @@ std::vector<SupportKernel> support_kernels(const TuningRecord& record, const Tem
     RenderedKernel k = pass->render(templates);
     out.push_back({std::move(k.kernel_name), std::move(k.source)});
   }
-  if (record.config.split_k > 1) out.push_back({"split_k_reduce", templates.expand_includes("fp32/split_k_reduce.cu")});
+  if (record.config.split_k > 1) out.push_back({"split_k_reduce", templates.expand_includes(kSplitKReduceTemplate)});
   if (plan.strips.any(record.problem.m, record.problem.n))
-    out.push_back({"edge_strips", templates.expand_includes("fp32/edge_strips.cu")});
+    out.push_back({"edge_strips", templates.expand_includes(kEdgeStripsTemplate)});
   return out;
 }
 
