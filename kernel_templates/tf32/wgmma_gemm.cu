@@ -363,9 +363,20 @@ __device__ __forceinline__ float epilogue_value(const float* c, float v, float b
   return beta != 0.0f ? fmaf(beta, *c, v) : v;
 }
 
+// Two adjacent floats of C, c[0] = v0 + beta c[0] and c[1] = v1 + beta c[1], in one 8-byte
+// store (c 8-byte aligned); beta == 0: C is never read.
+__device__ __forceinline__ void store_two(float* c, float v0, float v1, float beta) {
+  if (beta != 0.0f) {
+    const float2 old = *reinterpret_cast<const float2*>(c);
+    v0 = fmaf(beta, old.x, v0), v1 = fmaf(beta, old.y, v1);
+  }
+  *reinterpret_cast<float2*>(c) = make_float2(v0, v1);
+}
+
 // TRANSPOSE_C: (row, col) of the kernel's result is C[col * ldc + row]; a thread's column
 // pairs are then in two rows of C, stored one by one (lanes with consecutive rows write
-// consecutive floats), or, with A's rows paired, two floats at a time. FILL: a value outside the kept triangle is a zero (C not read there).
+// consecutive floats), or, with A's rows paired, two floats at a time. FILL: a value outside
+// the kept triangle is a zero (C not read there).
 __device__ __forceinline__ bool fill_keeps(int row, int col) {
   return FILL == 0 || (FILL == 1 ? col <= row : col >= row);
 }
@@ -389,11 +400,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[ACC_REGS], float* 
         float* c = C + (long long)(col + e) * ldc + row;
         float v0 = alpha * acc[4 * j + e], v1 = alpha * acc[4 * j + 2 + e];
         if (FILL == 0 && pairs && row + 1 < M) {
-          if (beta != 0.0f) {
-            const float2 old = *reinterpret_cast<const float2*>(c);
-            v0 = fmaf(beta, old.x, v0), v1 = fmaf(beta, old.y, v1);
-          }
-          *reinterpret_cast<float2*>(c) = make_float2(v0, v1);
+          store_two(c, v0, v1, beta);
         } else {
           c[0] = fill_keeps(row, col + e) ? epilogue_value(c, v0, beta) : 0.0f;
           if (row + 1 < M) c[1] = fill_keeps(row + 1, col + e) ? epilogue_value(c + 1, v1, beta) : 0.0f;
@@ -420,11 +427,7 @@ __device__ __forceinline__ void store_tile(const float (&acc)[ACC_REGS], float* 
         continue;
       }
       if (pairs && col + 1 < N) {
-        if (beta != 0.0f) {
-          const float2 old = *reinterpret_cast<const float2*>(c);
-          v0 = fmaf(beta, old.x, v0), v1 = fmaf(beta, old.y, v1);
-        }
-        *reinterpret_cast<float2*>(c) = make_float2(v0, v1);
+        store_two(c, v0, v1, beta);
       } else {
         c[0] = epilogue_value(c, v0, beta);
         if (col + 1 < N) c[1] = epilogue_value(c + 1, v1, beta);
