@@ -656,10 +656,10 @@ std::vector<KernelConfig> wgmma_candidate_space(const ProblemKey& key, const Sta
     }
     if (key.k <= 2 * kWgmmaLongK) split.push_back(c);
     if (c.wgmma().schedule == TileSchedule::StreamK || c.wgmma().cluster != 1) continue;
-    const int half = pieces / 2, quarter = pieces / 4;
-    const bool half_fits = half >= 2 && (key.k + half - 1) / half <= 2 * wgmma_piece_k(c);
-    const bool quarter_fits = quarter >= 2 && (key.k + quarter - 1) / quarter <= 4 * wgmma_piece_k(c);
-    for (int p : {quarter_fits ? quarter : 1, half_fits ? half : 1, pieces, 2 * pieces}) {
+    std::vector<int> splits = {pieces, 2 * pieces};
+    for (int fewer : {2, 4})  // pieces / fewer, each within `fewer` times the piece length
+      if (const int p = pieces / fewer; p >= 2 && (key.k + p - 1) / p <= fewer * wgmma_piece_k(c)) splits.push_back(p);
+    for (int p : splits) {
       c.split_k = p;
       if (p >= 2 && p <= kMaxSplitK && split_workspace_fits(key, p) &&
           statically_valid(c, limits, nullptr))
