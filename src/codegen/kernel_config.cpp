@@ -8,6 +8,7 @@
 
 #include "codegen/kernel_family.hpp"
 #include "codegen/name_reader.hpp"
+#include "common/hash.hpp"
 #include "jitgemm/error.hpp"
 
 namespace jitgemm {
@@ -120,19 +121,11 @@ std::string KernelSpecialization::suffix() const {
 }
 
 size_t KernelConfigHash::operator()(const KernelConfig& c) const noexcept {
-  // Every field folded in through the splitmix64 finalizer (std::hash<int> is the identity,
-  // and a plain shift-xor combine of small integers collided within one candidate space).
-  auto mix = [](uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-  };
-  uint64_t h = mix(static_cast<uint64_t>(c.family()) * 8 + static_cast<uint64_t>(c.precision));
-  for (int v : {c.block_m, c.block_n, c.block_k, c.stages, c.split_k, c.raster_group})
-    h = mix(h ^ static_cast<uint32_t>(v));
-  for (const ConfigField& f : rules_of(c).fields()) h = mix(h ^ static_cast<uint32_t>(f.get(c)));
-  return static_cast<size_t>(h);
+  FieldHash h;
+  h.add(c.family()).add(c.precision);
+  for (int v : {c.block_m, c.block_n, c.block_k, c.stages, c.split_k, c.raster_group}) h.add(v);
+  for (const ConfigField& f : rules_of(c).fields()) h.add(f.get(c));
+  return h.value();
 }
 
 }  // namespace jitgemm

@@ -6,9 +6,11 @@
 //   jitgemm::Hasher h; h.add(source); h.add(options); std::string key2 = h.hex();
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace jitgemm {
 
@@ -38,6 +40,25 @@ constexpr std::uint64_t avalanche(std::uint64_t x) noexcept {
   x ^= x >> 31;
   return x;
 }
+
+// The hash of a key made of small integer fields (enums, sizes, flags), for unordered containers:
+// each field folded in through the finaliser, so that keys that differ in any one field spread
+// over the buckets (std::hash<int> is the identity, and a shift-xor combine of small integers
+// collided within one candidate space). Not a content hash: values differ between builds.
+//   size_t h = FieldHash().add(key.m).add(key.n).add(key.precision).value();
+class FieldHash {
+ public:
+  template <class T>
+    requires(std::is_integral_v<T> || std::is_enum_v<T>)
+  constexpr FieldHash& add(T field) noexcept {
+    h_ = avalanche((h_ ^ static_cast<std::uint64_t>(field)) + 0x9e3779b97f4a7c15ull);
+    return *this;
+  }
+  constexpr std::size_t value() const noexcept { return static_cast<std::size_t>(h_); }
+
+ private:
+  std::uint64_t h_ = 0;
+};
 
 // The hash of `data` alone (no length prefix): 32 lower-case hex digits.
 std::string hash_hex(std::string_view data);

@@ -37,6 +37,7 @@
 #include "codegen/kernel_family.hpp"
 #include "codegen/simt_family.hpp"
 #include "codegen/split_operand_render.hpp"
+#include "common/hash.hpp"
 #include "exec/work_list.hpp"
 #include "problem/stored_shape.hpp"
 #include "problem/problem_key.hpp"
@@ -177,11 +178,7 @@ struct SplitPass {
 // render the same kernel.
 struct SplitPassHash {
   size_t operator()(const SplitPass& p) const noexcept {
-    size_t h = 0;
-    for (int v : {p.planes, static_cast<int>(p.transposed), static_cast<int>(p.structure), p.vec,
-                  static_cast<int>(p.written), static_cast<int>(p.permute_k)})
-      h = (h ^ static_cast<size_t>(v)) * 0x100000001b3ull;  // FNV-1a step per field
-    return h;
+    return FieldHash().add(p.planes).add(p.transposed).add(p.structure).add(p.vec).add(p.written).add(p.permute_k).value();
   }
 };
 // The plan's pre-passes: dense copies of the caller's A and B, then (wgmma) A' and B' planes from

@@ -11,14 +11,12 @@ KernelCache::KernelCache(const Compiler& compiler, const TemplateStore& template
 
 size_t KernelCache::KeyHash::operator()(const Key& k) const noexcept {
   const KernelSpecialization& s = k.specialization;
-  size_t h = KernelConfigHash{}(k.config);
-  for (int v : {static_cast<int>(s.trans_a), static_cast<int>(s.trans_b), s.vec_a, s.vec_b, s.vec_c,
-                static_cast<int>(s.fill), static_cast<int>(s.work_list), static_cast<int>(s.a_triangle),
-                static_cast<int>(s.b_triangle), static_cast<int>(s.a_unit) * 2 + static_cast<int>(s.b_unit),
-                static_cast<int>(s.a_symmetric) * 4 + static_cast<int>(s.b_symmetric),
-                static_cast<int>(s.a_aligned_copy) * 2 + static_cast<int>(s.b_aligned_copy)})
-    h = (h ^ static_cast<size_t>(v)) * 0x100000001b3ull;  // FNV-1a step per field
-  return h;
+  return FieldHash()
+      .add(KernelConfigHash{}(k.config))
+      .add(s.trans_a).add(s.trans_b).add(s.vec_a).add(s.vec_b).add(s.vec_c).add(s.fill).add(s.work_list)
+      .add(s.a_triangle).add(s.b_triangle).add(s.a_unit).add(s.b_unit).add(s.a_symmetric).add(s.b_symmetric)
+      .add(s.a_aligned_copy).add(s.b_aligned_copy)
+      .value();
 }
 
 const LoadedKernel& KernelCache::get(const KernelConfig& config, const KernelSpecialization& specialization) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "codegen/kernel_config.hpp"
+#include "common/hash.hpp"
 #include "cuda/device_buffer.hpp"
 #include "exec/gemm_launch.hpp"
 #include "exec/launch_plan.hpp"
@@ -44,7 +45,7 @@ class PlanCache {
   };
   struct KeyHash {
     size_t operator()(const Key& k) const noexcept {
-      return KernelConfigHash{}(k.config) * 0x9e3779b97f4a7c15ull ^ ProblemKeyHash{}(k.problem);
+      return FieldHash().add(KernelConfigHash{}(k.config)).add(ProblemKeyHash{}(k.problem)).value();
     }
   };
 

@@ -111,14 +111,11 @@ bool ProblemKey::same_kind(const ProblemKey& o) const noexcept {
 }
 
 size_t ProblemKeyHash::operator()(const ProblemKey& key) const noexcept {
-  // FNV-1a style over the fields as 64-bit words, then the splitmix64 finaliser so that
-  // keys differing only in M, N or K spread over the buckets.
-  uint64_t h = 0xcbf29ce484222325ull;
-  auto add = [&h](auto field) { h = (h ^ static_cast<uint64_t>(field)) * 0x100000001b3ull; };
-  add(key.precision), add(key.trans_a), add(key.trans_b), add(key.structure_a), add(key.structure_b);
-  add(key.fill), add(key.m), add(key.n), add(key.k), add(key.ld_a), add(key.ld_b), add(key.ld_c);
-  add(key.vec_a), add(key.vec_b), add(key.vec_c);
-  return static_cast<size_t>(avalanche(h));
+  return FieldHash()
+      .add(key.precision).add(key.trans_a).add(key.trans_b).add(key.structure_a).add(key.structure_b).add(key.fill)
+      .add(key.m).add(key.n).add(key.k).add(key.ld_a).add(key.ld_b).add(key.ld_c)
+      .add(key.vec_a).add(key.vec_b).add(key.vec_c)
+      .value();
 }
 
 ProblemKey make_problem_key(const GemmProblem& p, const void* a, const void* b, const void* c) {

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 #include "compile/compiler.hpp"
@@ -73,6 +74,21 @@ TEST(Hash, IsStable32HexDigitsAndSensitive) {
 TEST(Hash, PartsAreLengthPrefixed) {
   EXPECT_NE(Hasher().add("ab").add("c").hex(), Hasher().add("a").add("bc").hex());
   EXPECT_EQ(Hasher().add("ab").add("c").hex(), Hasher().add("ab").add("c").hex());
+}
+
+// The key hash of unordered containers: order and every field count; small tuples that differ in
+// one field by one never meet (the keys of a candidate space or a problem sweep are such tuples).
+TEST(FieldHash, EveryFieldAndItsPlaceCount) {
+  EXPECT_EQ(FieldHash().add(1).add(2).value(), FieldHash().add(1).add(2).value());
+  EXPECT_NE(FieldHash().add(1).add(2).value(), FieldHash().add(2).add(1).value());
+  EXPECT_NE(FieldHash().add(0).value(), FieldHash().value());
+  EXPECT_NE(FieldHash().add(true).add(false).value(), FieldHash().add(false).add(true).value());
+  std::unordered_set<size_t> seen;
+  int tuples = 0;
+  for (int a = -8; a < 8; ++a)
+    for (int b = 0; b < 64; ++b)
+      for (int c = 0; c < 64; ++c, ++tuples) seen.insert(FieldHash().add(a).add(b).add(c).value());
+  EXPECT_EQ(seen.size(), static_cast<size_t>(tuples));
 }
 
 TEST(Hash, CacheKeyCoversSourceOptionsArchNameAndHeaders) {
