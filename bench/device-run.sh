@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One call on the GPU machine: build, run the GPU tests, tune the reference problems and
 # the sweep, run the benchmark (jitgemm and cuBLAS side by side) and print the table.
-# Usage: bash bench/device-run.sh [all|test|python|eval|stale|retune|tune|structured|sweep|bench|sass|reliability|sanitize|budget|profile|ab]...
-#        (default: all, which leaves out stale, retune, reliability, sanitize, budget, profile and ab)
+# Usage: bash bench/device-run.sh [all|test|python|eval|stale|retune|tune|structured|sweep|bench|sass|reliability|sanitize|budget|profile|clocks|ab]...
+#        (default: all, which leaves out stale, retune, reliability, sanitize, budget, profile, clocks and ab)
 # stale: re-tune this device's records whose environment (template hash, driver, NVRTC) differs
 # from this machine's, e.g. after a kernel template changed (jitgemm-tune --stale, budget
 # ${STALE_BUDGET:-12} s each, the old configs first as priors). retune: the problems of the file
@@ -17,6 +17,10 @@
 # kernel names (without "regex:"; "." takes every kernel, the pre-passes and the bench's own).
 # PROFILE_EXTRA adds ncu arguments (not --metrics: the step passes its own), e.g. "--section SourceCounters" (excess shared wavefronts, the
 # warp stall samples; the bank-conflict metrics above count more than excess wavefronts on Hopper).
+# clocks: the SM clock each kernel of the bench rows matching CLOCK_ROWS (a space-separated list
+# of regular expressions) really ran at, one Nsight Compute pass per kernel (cycles over duration,
+# and the tensor pipe's active share): NVML reads 1980 MHz while tensor-core kernels run at ~1.72
+# GHz (docs/performance-log.md), so the bench's MHz column cannot tell.
 # ab: the bench rows matching AB_ROWS (default: every fp32 row) under the kernel templates in
 # AB_TEMPLATES (a directory, e.g. `git archive <rev> kernel_templates | tar -x -C .scratch/base`
 # here and carry .scratch) and then under this tree's, the same records, in one call: a template
@@ -171,6 +175,19 @@ if only profile; then
       echo "$n: $(grep -oE '^ +/\*[0-9a-f]+\*/ +[A-Z0-9_]+' "$d/$n.sass" | awk '{print $2}' | sort | uniq -c | sort -rn | head -14 | awk '{printf "%s %s, ", $2, $1}')"
   done
   grep -E "^  [a-zA-Z_0-9]+.*\(|Duration|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc Active|Registers Per|Achieved Occupancy|issue_stalled|bank_conflicts|inst_executed|Block Size|Shared Memory Configuration Size|L1/TEX Hit|Memory Throughput|Wavefronts Shared|Stall Sampling \(All" "$out/profile.txt" | grep -vE "issue_stalled.* 0(\.0[0-9]*)?$" | head -160
+fi
+if only clocks; then
+  echo "== effective SM clocks (Nsight Compute, one pass per kernel)"
+  for row in ${CLOCK_ROWS:-^largeK/tf32x3/ ^symmetric/tf32x3/ ^symmetric/tf32/ ^dense_4096x4096x4096_NN/fp32/}; do
+    echo "-- $row"
+    JITGEMM_BENCH_RESULTS="$out/clock-rows.json" ncu --clock-control none --cache-control none \
+      --kernel-name "regex:${PROFILE_KERNELS:-wgmma|simt|mma_sync|split_k|split_operand|sgemm|gemm_f32|xmma|cutlass}" \
+      --launch-skip ${PROFILE_SKIP:-6} --launch-count ${PROFILE_COUNT:-6} \
+      --metrics gpc__cycles_elapsed.avg.per_second,sm__cycles_elapsed.avg,gpu__time_duration.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed \
+      build/jitgemm-bench --benchmark_filter="$row" 2>&1 | tee -a "$out/clocks.txt" |
+      grep -E "^  [a-zA-Z_0-9]+.*\(|per_second|duration|hmma" | sed -E 's/, Context.*//; s/ {2,}/ /g' || status=1
+  done
+  nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,power.draw,clocks_event_reasons.active --format=csv
 fi
 if only ab; then
   base_bench=build/jitgemm-bench base="" what=templates base_db=$JITGEMM_TUNING_DB
