@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "common/hash.hpp"
 #include "cuda/driver_api.hpp"
 
 namespace jitgemm {
@@ -26,10 +27,8 @@ struct Slot {
 };
 
 size_t slot_of(const MapKey& k) {
-  uint64_t h = k.base * 0x9e3779b97f4a7c15ull;
-  for (int64_t v : {k.rows, k.k, k.ld, int64_t{k.box_rows} << 8 | k.box_k, static_cast<int64_t>(k.element)})
-    h = (h ^ static_cast<uint64_t>(v)) * 0x100000001b3ull;
-  return static_cast<size_t>(h >> 32) % kSlots;
+  return FieldHash().add(k.base).add(k.rows).add(k.k).add(k.ld).add(k.box_rows).add(k.box_k).add(k.element).value() %
+         kSlots;
 }
 
 CUtensorMap encode(const MapKey& key) {
